@@ -1,0 +1,90 @@
+// swift-tools-version:6.0
+import CompilerPluginSupport
+import Foundation
+import PackageDescription
+
+/// The toolchain's SwiftSyntax lives in `<toolchain>/usr/lib/swift/host`. The manifest process maps
+/// `<toolchain>/usr/lib/swift/pm/ManifestAPI/libPackageDescription.so`, so the host directory is
+/// found from `/proc/self/maps`. `MODELKIT_SWIFTSYNTAX_HOST` overrides it.
+func swiftSyntaxHostDirectory() -> String {
+    if let path = ProcessInfo.processInfo.environment["MODELKIT_SWIFTSYNTAX_HOST"], !path.isEmpty {
+        return path
+    }
+    let marker = "/pm/ManifestAPI/libPackageDescription.so"
+    if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
+        let line = maps.split(separator: "\n").first(where: { $0.hasSuffix(marker) }),
+        let start = line.firstIndex(of: "/")
+    {
+        return String(line[start...].dropLast(marker.count)) + "/host"
+    }
+    return "/usr/lib/swift/host"
+}
+
+let host = swiftSyntaxHostDirectory()
+let swiftSyntaxCompilerFlags: [SwiftSetting] = [.unsafeFlags(["-I", host])]
+let swiftSyntaxLinkerFlags: [LinkerSetting] = [
+    .unsafeFlags(["-L", host, "-Xlinker", "-rpath", "-Xlinker", host]),
+    .linkedLibrary("SwiftSyntax"),
+    .linkedLibrary("SwiftSyntaxMacros"),
+    .linkedLibrary("SwiftSyntaxBuilder"),
+    .linkedLibrary("SwiftDiagnostics"),
+    .linkedLibrary("SwiftCompilerPluginMessageHandling"),
+]
+
+#if canImport(Darwin)
+let isApple = true
+#else
+let isApple = false
+#endif
+
+/// Targets that import SwiftData get Apple's framework on Apple platforms and our re-export elsewhere.
+let swiftDataDependency: [Target.Dependency] = isApple ? [] : ["SwiftData"]
+
+var targets: [Target] = [
+    .systemLibrary(
+        name: "CSQLite",
+        pkgConfig: "sqlite3",
+        providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+    ),
+    .macro(
+        name: "ModelKitMacros",
+        swiftSettings: swiftSyntaxCompilerFlags,
+        linkerSettings: swiftSyntaxLinkerFlags
+    ),
+    .target(
+        name: "ModelKit",
+        dependencies: [
+            .target(name: "CSQLite", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
+            "ModelKitMacros",
+        ]
+    ),
+    .target(name: "AppState", dependencies: swiftDataDependency),
+    .executableTarget(name: "appstate-demo", dependencies: ["AppState"]),
+    .testTarget(name: "CSQLiteTests", dependencies: ["CSQLite"]),
+    .testTarget(
+        name: "ModelKitMacrosTests",
+        dependencies: ["ModelKitMacros"],
+        swiftSettings: swiftSyntaxCompilerFlags,
+        linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
+    ),
+    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit"]),
+    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"]),
+]
+
+if !isApple {
+    targets += [
+        .target(name: "SwiftData", dependencies: ["ModelKit"]),
+        .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData"]),
+    ]
+}
+
+let package = Package(
+    name: "AppState",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "AppState", targets: ["AppState"]),
+        .library(name: "ModelKit", targets: ["ModelKit"]),
+    ],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

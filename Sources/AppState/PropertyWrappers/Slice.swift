@@ -1,0 +1,57 @@
+/// Reads and writes part of a state: `@Slice(\.user, \.name) var name: String`.
+@propertyWrapper
+public struct Slice<SlicedState: MutableApplicationState, Value> {
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: WritableKeyPath<SlicedState.Value, Value>
+
+    /// Wraps the part `valueKeyPath` of the state at `stateKeyPath`.
+    public init(
+        _ stateKeyPath: KeyPath<Application, SlicedState>,
+        _ valueKeyPath: WritableKeyPath<SlicedState.Value, Value>
+    ) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The part of the state's value.
+    @MainActor public var wrappedValue: Value {
+        get { Application.slice(stateKeyPath, valueKeyPath).value }
+        nonmutating set { Application.slice(stateKeyPath, valueKeyPath).value = newValue }
+    }
+}
+
+/// Reads and writes part of an optional state: nil while the state is nil.
+@propertyWrapper
+public struct OptionalSlice<SlicedState: MutableApplicationState, Wrapped, Value>
+where SlicedState.Value == Wrapped? {
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: WritableKeyPath<Wrapped, Value>
+
+    /// Wraps the part `valueKeyPath` of the optional state at `stateKeyPath`.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Wrapped, Value>) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The part of the state's value, or nil when the state is nil.
+    @MainActor public var wrappedValue: Value? {
+        get { Application.slice(stateKeyPath, valueKeyPath).value }
+        nonmutating set { Application.slice(stateKeyPath, valueKeyPath).value = newValue }
+    }
+}
+
+/// Reads part of a state: `@Constant(\.user, \.id) var userID: UUID`.
+@propertyWrapper
+public struct Constant<SlicedState: MutableApplicationState, Value> {
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: KeyPath<SlicedState.Value, Value>
+
+    /// Wraps the part `valueKeyPath` of the state at `stateKeyPath`.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<SlicedState.Value, Value>) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The part of the state's value.
+    @MainActor public var wrappedValue: Value { Application.constant(stateKeyPath, valueKeyPath).value }
+}

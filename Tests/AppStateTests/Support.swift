@@ -1,0 +1,41 @@
+import Foundation
+import Synchronization
+@testable import AppState
+
+/// A logger that keeps what it is given, for assertions.
+final class CapturedLog: Sendable {
+    private let entries = Mutex<[ApplicationLogger.Entry]>([])
+
+    var logger: ApplicationLogger { ApplicationLogger { entry in self.entries.withLock { $0.append(entry) } } }
+
+    var all: [ApplicationLogger.Entry] { entries.withLock { $0 } }
+
+    func messages(at level: ApplicationLogger.Level) -> [String] {
+        all.filter { $0.level == level }.map(\.message)
+    }
+}
+
+/// A directory under the system temp directory, removed when the test is done with it.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("AppStateTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A UserDefaults suite of its own, removed when the test is done with it.
+final class TemporaryDefaults {
+    let name = "AppStateTests-\(UUID().uuidString)"
+    let defaults: UserDefaults
+
+    init() { defaults = UserDefaults(suiteName: name)! }
+
+    deinit {
+        defaults.removePersistentDomain(forName: name)
+        defaults.synchronize()
+    }
+}

@@ -1,0 +1,19 @@
+import SwiftDiagnostics
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacros
+
+@testable import ModelKitMacros
+
+/// Expands the macros in `source` and returns the expanded text and the diagnostics, for tests.
+func expand(
+    _ source: String, with macros: [String: any Macro.Type]
+) -> (source: String, diagnostics: [String]) {
+    let file = Parser.parse(source: source)
+    let context = BasicMacroExpansionContext(
+        sourceFiles: [file: .init(moduleName: "Tests", fullFilePath: "Test.swift")])
+    let specs = macros.mapValues { MacroSpec(type: $0) }
+    let expanded = file.expand(macroSpecs: specs, contextGenerator: { _ in context }, indentationWidth: .spaces(4))
+    return (expanded.description, context.diagnostics.map(\.message))
+}

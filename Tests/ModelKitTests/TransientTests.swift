@@ -1,0 +1,12 @@
+import ModelKit
+import Testing
+
+final class Cached {
+    @Transient var values: [String] = ["a"]
+}
+
+@Suite struct TransientTests {
+    @Test func transientPropertyKeepsItsDefault() {
+        #expect(Cached().values == ["a"])
+    }
+}
