@@ -5,19 +5,36 @@ import PackageDescription
 
 /// The toolchain's SwiftSyntax lives in `<toolchain>/usr/lib/swift/host`. The manifest process maps
 /// `<toolchain>/usr/lib/swift/pm/ManifestAPI/libPackageDescription.so`, so the host directory is
-/// found from `/proc/self/maps`. `MODELKIT_SWIFTSYNTAX_HOST` overrides it.
+/// found from `/proc/self/maps`, or else beside the `swiftc` on `PATH`.
+/// `MODELKIT_SWIFTSYNTAX_HOST` overrides both.
 func swiftSyntaxHostDirectory() -> String {
-    if let path = ProcessInfo.processInfo.environment["MODELKIT_SWIFTSYNTAX_HOST"], !path.isEmpty {
+    let environment = ProcessInfo.processInfo.environment
+    if let path = environment["MODELKIT_SWIFTSYNTAX_HOST"], !path.isEmpty {
         return path
     }
+    var candidates: [String] = []
+    // `/proc` files report a size of zero, so read the maps line by line rather than by size.
     let marker = "/pm/ManifestAPI/libPackageDescription.so"
-    if let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8),
-        let line = maps.split(separator: "\n").first(where: { $0.hasSuffix(marker) }),
-        let start = line.firstIndex(of: "/")
-    {
-        return String(line[start...].dropLast(marker.count)) + "/host"
+    if let maps = fopen("/proc/self/maps", "r") {
+        defer { fclose(maps) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        while getline(&line, &capacity, maps) > 0, let line {
+            let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.hasSuffix(marker), let start = text.firstIndex(of: "/") {
+                candidates.append(String(text[start...].dropLast(marker.count)) + "/host")
+                break
+            }
+        }
+        free(line)
     }
-    return "/usr/lib/swift/host"
+    for directory in (environment["PATH"] ?? "").split(separator: ":") {
+        let swiftc = URL(fileURLWithPath: String(directory)).appendingPathComponent("swiftc")
+        let resolved = swiftc.resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(resolved.deletingLastPathComponent().appendingPathComponent("lib/swift/host").path)
+    }
+    return candidates.first { FileManager.default.fileExists(atPath: $0 + "/SwiftSyntax.swiftmodule") }
+        ?? "/usr/lib/swift/host"
 }
 
 let host = swiftSyntaxHostDirectory()
