@@ -7,6 +7,8 @@ import SwiftSyntaxMacros
 struct ModelKitMacrosPlugin: PluginProvider {
     func resolveMacro(moduleName: String, typeName: String) throws -> any Macro.Type {
         switch typeName {
+        case "ModelMacro": ModelMacro.self
+        case "PersistedPropertyMacro": PersistedPropertyMacro.self
         case "MarkerMacro": MarkerMacro.self
         default: throw PluginError(message: "ModelKitMacros has no macro named \(typeName)")
         }

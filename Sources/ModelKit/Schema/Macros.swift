@@ -1,3 +1,37 @@
+/// Makes a class persistent, as SwiftData's `@Model` does.
+///
+/// ```swift
+/// @Model
+/// final class TodoItem {
+///     var title: String
+///     var isComplete = false
+///     init(title: String) { self.title = title }
+/// }
+/// ```
+///
+/// Every stored `var` persists unless marked ``Transient()``; computed properties do not. Persisted
+/// properties need a type annotation unless their default is a literal. The class keeps its own
+/// initializers, and becomes `Observable`.
+@attached(member, names: named(_$modelKit), named(init(_modelKitRow:)), named(schemaMetadata))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacro")
+
+/// Added by ``Model()`` to each persisted property. Not for direct use.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty(column: Int) = #externalMacro(module: "ModelKitMacros", type: "PersistedPropertyMacro")
+
+/// Configures a persisted property: `@Attribute(.unique)` makes inserting a model whose value is
+/// already stored update the stored row instead; `originalName:` renames the column the property
+/// was stored under.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "ModelKitMacros", type: "MarkerMacro")
+
 /// Marks a stored property of a `@Model` class as not persisted. It needs a default value, which
 /// models loaded from the store start with.
 @attached(peer)

@@ -1,0 +1,57 @@
+import Foundation
+
+/// Where and how a ``ModelContainer`` stores its models.
+///
+/// ```swift
+/// ModelConfiguration(isStoredInMemoryOnly: true)             // tests and previews
+/// ModelConfiguration(url: URL(fileURLWithPath: "todo.store"))  // a file of your choosing
+/// ModelConfiguration("Notes")                                 // <data dir>/<program>/Notes.store
+/// ```
+public struct ModelConfiguration: Sendable, Identifiable {
+    /// The configuration's name; also the default store's file name.
+    public let name: String
+    /// The store file. `/dev/null` for in-memory stores, as in SwiftData.
+    public let url: URL
+    /// Whether the store lives in memory only, and vanishes with its container.
+    public let isStoredInMemoryOnly: Bool
+    /// Whether contexts may save. When false, `save()` throws ``ModelKitError/saveNotAllowed(_:)``.
+    public let allowsSave: Bool
+    /// The model types this configuration stores, if it names them.
+    public let schema: Schema?
+
+    public var id: String { name }
+
+    /// A configuration with the default store location, or in memory.
+    ///
+    /// The default store is `<data dir>/<program name>/<name>.store`, where the data directory is
+    /// `FileManager`'s application support directory (`$XDG_DATA_HOME`, or `~/.local/share`, on
+    /// Linux). Apple platforms sandbox each app's directory; on Linux the program's name keeps two
+    /// programs from sharing one store.
+    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+        let name = name ?? "default"
+        self.name = name
+        self.schema = schema
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : Self.defaultDirectory.appendingPathComponent("\(name).store")
+    }
+
+    /// A configuration whose store is the file at `url`.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.url = url
+    }
+
+    /// `<application support>/<program name>`, where default stores live.
+    static var defaultDirectory: URL {
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #if canImport(Darwin)
+        return support
+        #else
+        return support.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+        #endif
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// Owns a store and the schema of the models in it; hands out contexts to read and write them.
+///
+/// ```swift
+/// let container = try ModelContainer(for: TodoItem.self)
+/// let context = container.mainContext   // on the main actor
+/// ```
+///
+/// Creating a container opens (or creates) the store and migrates it to the schema. It is
+/// `Sendable`: share one container, and give each isolation domain its own ``ModelContext``.
+public final class ModelContainer: Sendable {
+    /// The model types the container stores.
+    public let schema: Schema
+    /// The configurations the container was created with. ModelKit stores every entity in the
+    /// first configuration's store.
+    public let configurations: [ModelConfiguration]
+    let store: Store
+    private let main = Mutex<MainContextBox?>(nil)
+
+    /// A container for `schema`, stored as `configurations` say (in the default store if empty).
+    /// - Throws: ``ModelKitError`` if the store cannot be opened, is not a database, or cannot be
+    ///   migrated to the schema.
+    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        let configuration = configurations.first ?? ModelConfiguration()
+        for entity in schema.entities {
+            for property in entity.properties where property.codec == nil {
+                throw ModelKitError.unsupportedPropertyType(
+                    entity: entity.name, property: property.name, type: String(reflecting: property.valueType))
+            }
+        }
+        self.schema = schema
+        self.configurations = [configuration] + configurations.dropFirst()
+        store = try Store(configuration: configuration, schema: schema)
+    }
+
+    /// A container for `schema`.
+    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, configurations: configurations)
+    }
+
+    /// A container for the given model types.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// The main actor's context, created on first use. Its autosave is on.
+    @MainActor
+    public var mainContext: ModelContext {
+        main.withLock { box in
+            if let box { return box.context }
+            let created = MainContextBox(context: ModelContext(mainContextOf: self))
+            box = created
+            return created.context
+        }
+    }
+}
+
+/// Holds the main context, which only the main actor ever touches.
+private final class MainContextBox: @unchecked Sendable {
+    let context: ModelContext
+    init(context: ModelContext) { self.context = context }
+}

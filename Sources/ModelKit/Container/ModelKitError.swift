@@ -1,0 +1,45 @@
+import Foundation
+
+/// What can go wrong opening a store, migrating it, or reading and writing models.
+public enum ModelKitError: Error, CustomStringConvertible {
+    /// The file at the URL is not a SQLite database, or is damaged beyond reading.
+    case notADatabase(URL, SQLiteError)
+    /// The store could not be opened or created, for example because its directory is not writable.
+    case cannotOpenStore(URL, reason: String)
+    /// The model changed in a way automatic migration cannot apply without losing data.
+    case incompatibleSchemaChange(entity: String, property: String, reason: String)
+    /// A persisted property has a type ModelKit cannot store.
+    case unsupportedPropertyType(entity: String, property: String, type: String)
+    /// The model type is not in the container's schema.
+    case modelNotInSchema(String)
+    /// `save()` was called on a container configured with `allowsSave: false`.
+    case saveNotAllowed(URL)
+    /// A stored value cannot be read as the property's type.
+    case storedValueMismatch(entity: String, property: String, expected: String, found: String)
+    /// SQLite refused an operation, for example a constraint failure.
+    case sqlite(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let url, let error):
+            "The store at \(url.path) is not a readable SQLite database (\(error)). "
+                + "Move the file aside, or point the ModelConfiguration at another URL."
+        case .cannotOpenStore(let url, let reason):
+            "Cannot open the store at \(url.path): \(reason). Check that its directory exists and is writable."
+        case .incompatibleSchemaChange(let entity, let property, let reason):
+            "\(entity).\(property): \(reason). The store was left untouched; "
+                + "make the property optional or give it a default, or migrate the data yourself."
+        case .unsupportedPropertyType(let entity, let property, let type):
+            "\(entity).\(property) has type \(type), which ModelKit cannot store. Use a primitive, "
+                + "a RawRepresentable enum, a Codable value, or mark the property @Transient."
+        case .modelNotInSchema(let name):
+            "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
+        case .saveNotAllowed(let url):
+            "The container for \(url.path) was configured with allowsSave: false, so save() cannot write."
+        case .storedValueMismatch(let entity, let property, let expected, let found):
+            "\(entity).\(property) holds \(found), which is not a valid \(expected)."
+        case .sqlite(let error):
+            error.description
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+extension ModelContext {
+    /// Posted before a context saves. The object is the context.
+    public static let willSave = Notification.Name("ModelKit.ModelContext.willSave")
+    /// Posted after a context saves. The object is the context; the user info holds the
+    /// identifiers of what was saved, under ``NotificationKey`` raw values.
+    public static let didSave = Notification.Name("ModelKit.ModelContext.didSave")
+
+    /// The keys of ``didSave``'s user info; each value is a `[PersistentIdentifier]`.
+    public enum NotificationKey: String, Sendable {
+        case insertedIdentifiers
+        case updatedIdentifiers
+        case deletedIdentifiers
+    }
+
+    /// Writes every unsaved insert, change and delete to the store, in one transaction that writes
+    /// only the changed columns.
+    ///
+    /// A model inserted with an `@Attribute(.unique)` value that is already stored updates the
+    /// stored row and takes its identity. If the save fails, the store is as it was before and the
+    /// context keeps its unsaved changes.
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
+    ///   ``ModelKitError/sqlite(_:)`` when SQLite refuses a write.
+    public func save() throws {
+        guard hasChanges else { return }
+        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        NotificationCenter.default.post(name: Self.willSave, object: self)
+
+        let insertedModels = inserted.models
+        let changedModels = changed.models
+        let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
+        let connection = try connection()
+        let rowIDs: [Int64]
+        do {
+            rowIDs = try connection.transaction {
+                let rowIDs = try insertedModels.map { try insertRow($0, into: connection) }
+                for model in changedModels { try updateRow(model, in: connection) }
+                for model in deletedModels { try deleteRow(model, from: connection) }
+                return rowIDs
+            }
+        } catch let error as SQLiteError {
+            throw ModelKitError.sqlite(error)
+        }
+
+        // The transaction committed: now the models take their new identities.
+        let updatedIDs = changedModels.map(\.persistentModelID)
+        let deletedIDs = deletedModels.map(\.persistentModelID)
+        for (model, rowID) in zip(insertedModels, rowIDs) {
+            let storage = model._$modelKit
+            storage.rowID = rowID
+            storage.storeIdentifier = container.store.identifier
+            storage.isInserted = false
+            storage.changedColumns.removeAll()
+            registered[RowKey(entityName: type(of: model).entityName, rowID: rowID)] = WeakModel(model)
+        }
+        for model in changedModels { model._$modelKit.changedColumns.removeAll() }
+        for model in deleted.models {
+            if let rowID = model._$modelKit.rowID {
+                registered[RowKey(entityName: type(of: model).entityName, rowID: rowID)] = nil
+            }
+            model._$modelKit.context = nil
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: insertedModels.map(\.persistentModelID),
+                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
+                NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
+            ])
+    }
+
+    /// Inserts the model's row and returns its primary key.
+    private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
+        let entity = try entity(for: type(of: model))
+        let statement = try connection.statement(TableSQL(entity: entity).insert)
+        try statement.bind(try entity.properties.map { try $0.codec!.encode($0.read(model)) })
+        defer { sqlite3_reset(statement.handle) }
+        guard entity.uniqueProperties.isEmpty else {
+            _ = try statement.step()
+            return sqlite3_column_int64(statement.handle, 0)
+        }
+        while try statement.step() {}
+        return connection.lastInsertedRowID
+    }
+
+    /// Updates the model's changed columns.
+    private func updateRow(_ model: any PersistentModel, in connection: Connection) throws {
+        let storage = model._$modelKit
+        guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
+        let entity = try entity(for: type(of: model))
+        let columns = storage.changedColumns.sorted()
+        let values = try columns.map { entity.properties[$0] }.map { try $0.codec!.encode($0.read(model)) }
+        try connection.statement(TableSQL(entity: entity).update(columns: columns)).run(values + [.integer(rowID)])
+    }
+
+    private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws {
+        let entity = try entity(for: type(of: model))
+        try connection.statement(TableSQL(entity: entity).delete).run([.integer(model._$modelKit.rowID!)])
+    }
+}

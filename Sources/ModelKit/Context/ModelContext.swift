@@ -1,0 +1,238 @@
+import Foundation
+
+/// A scratch pad of models: fetch them, change them, insert and delete them, then save.
+///
+/// A context is not `Sendable`; use it from one isolation domain. ``ModelContainer/mainContext``
+/// is the main actor's, with autosave on. Within one context, a stored row is always the same
+/// instance.
+public final class ModelContext {
+    /// The container the context reads and writes.
+    public var container: ModelContainer { ownedContainer ?? containerOfMainContext }
+    private let ownedContainer: ModelContainer?
+    private unowned let containerOfMainContext: ModelContainer
+
+    /// Whether changes are saved automatically soon after they are made. On for the main context.
+    public var autosaveEnabled: Bool
+    let isMainContext: Bool
+    private var autosaveScheduled = false
+
+    private var openedConnection: Connection?
+    /// Called with the text of each SQL statement the context runs. For tests and debugging.
+    public var statementTrace: ((String) -> Void)? {
+        didSet { openedConnection?.trace = statementTrace }
+    }
+
+    /// Models loaded from the store, by entity and primary key. Weak: the context does not keep
+    /// unchanged models alive.
+    var registered: [RowKey: WeakModel] = [:]
+    var inserted = PendingModels()
+    var changed = PendingModels()
+    var deleted = PendingModels()
+
+    /// A context of `container`.
+    public init(_ container: ModelContainer) {
+        ownedContainer = container
+        containerOfMainContext = container
+        autosaveEnabled = false
+        isMainContext = false
+    }
+
+    /// The main context: the container owns it, so it does not own the container.
+    init(mainContextOf container: ModelContainer) {
+        ownedContainer = nil
+        containerOfMainContext = container
+        autosaveEnabled = true
+        isMainContext = true
+    }
+
+    /// The context's connection, opened on first use.
+    func connection() throws -> Connection {
+        if let openedConnection { return openedConnection }
+        let connection = try container.store.connect()
+        connection.trace = statementTrace
+        openedConnection = connection
+        return connection
+    }
+
+    /// The schema entity of `type`, or a typed error saying how to add it.
+    func entity(for type: any PersistentModel.Type) throws -> Schema.Entity {
+        guard let entity = container.schema.entity(for: type) else {
+            throw ModelKitError.modelNotInSchema(String(describing: type))
+        }
+        return entity
+    }
+
+    // MARK: Changes
+
+    /// Whether the context has inserts, changes or deletes it has not saved.
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// Models inserted since the last save.
+    public var insertedModelsArray: [any PersistentModel] { inserted.models }
+    /// Stored models changed since the last save.
+    public var changedModelsArray: [any PersistentModel] { changed.models }
+    /// Models deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deleted.models }
+
+    /// Adds a new model to the context; the next save stores it. Inserting a model the context
+    /// already has does nothing.
+    ///
+    /// The model's type must be in the container's schema: inserting any other type is a
+    /// programming error, and stops with a message that says how to fix it.
+    public func insert<T: PersistentModel>(_ model: T) {
+        precondition(
+            container.schema.entity(for: T.self) != nil,
+            "\(T.self) is not in the container's schema. Add \(T.self).self to the ModelContainer's types.")
+        let storage = model._$modelKit
+        if storage.context === self {
+            if deleted.remove(model) { storage.isDeleted = false; scheduleAutosave() }
+            return
+        }
+        precondition(storage.context == nil, "\(T.self) is already registered in another ModelContext")
+        storage.context = self
+        if storage.rowID == nil {
+            storage.isInserted = true
+            inserted.add(model)
+        } else {
+            registered[RowKey(model)] = WeakModel(model)
+        }
+        scheduleAutosave()
+    }
+
+    /// Marks a model for deletion at the next save. An inserted model that was never saved is
+    /// simply dropped.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let storage = model._$modelKit
+        guard storage.context === self, !storage.isDeleted else { return }
+        if inserted.remove(model) {
+            storage.isInserted = false
+            storage.context = nil
+        } else {
+            changed.remove(model)
+            deleted.add(model)
+        }
+        storage.isDeleted = true
+        scheduleAutosave()
+    }
+
+    /// Called by a model's setter: records that a stored model changed.
+    func modelDidChange(_ model: some PersistentModel) {
+        let storage = model._$modelKit
+        guard !storage.isInserted, !storage.isDeleted else { return }
+        changed.add(model)
+        scheduleAutosave()
+    }
+
+    /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
+    /// changed ones get their stored values again.
+    public func rollback() {
+        for model in inserted.models {
+            model._$modelKit.isInserted = false
+            model._$modelKit.isDeleted = false
+            model._$modelKit.context = nil
+        }
+        for model in deleted.models {
+            model._$modelKit.isDeleted = false
+        }
+        for model in changed.models {
+            try? reload(model)
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+    }
+
+    /// Reads a stored model's row again, overwriting its properties.
+    private func reload(_ model: any PersistentModel) throws {
+        let storage = model._$modelKit
+        guard let rowID = storage.rowID else { return }
+        let entity = try entity(for: type(of: model))
+        let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
+        try statement.bind([.integer(rowID)])
+        defer { sqlite3_reset(statement.handle) }
+        guard try statement.step() else { return }
+        storage.isLoading = true
+        defer { storage.isLoading = false }
+        for (index, property) in entity.properties.enumerated() {
+            property.write(model, try entity.decode(statement.column(Int32(index + 1)), at: index))
+        }
+        storage.changedColumns.removeAll()
+    }
+
+    /// Runs `block`, then saves.
+    /// - Throws: what `block` throws, or what ``save()`` throws.
+    public func transaction(block: () throws -> Void) throws {
+        try block()
+        try save()
+    }
+
+    /// Saves soon after a change, on the main actor, if this is the main context with autosave on.
+    private func scheduleAutosave() {
+        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        autosaveScheduled = true
+        nonisolated(unsafe) let context = self
+        Task { @MainActor in
+            context.autosaveScheduled = false
+            guard context.autosaveEnabled, context.hasChanges else { return }
+            do {
+                try context.save()
+            } catch {
+                FileHandle.standardError.write(Data("ModelKit: autosave failed: \(error)\n".utf8))
+            }
+        }
+    }
+
+    // MARK: Identity
+
+    /// The model with `identifier` if the context has it in memory, without touching the store.
+    public func registeredModel<T: PersistentModel>(for identifier: PersistentIdentifier) -> T? {
+        registeredModel(with: identifier) as? T
+    }
+
+    private func registeredModel(with identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let rowID = identifier.rowID else {
+            return inserted.models.first { $0.persistentModelID == identifier }
+        }
+        return registered[RowKey(entityName: identifier.entityName, rowID: rowID)]?.model
+    }
+
+    /// The model with `identifier`: the registered instance, or one loaded from the store.
+    ///
+    /// Asking for a model that does not exist is a programming error, as in SwiftData, and stops
+    /// with a message; prefer ``registeredModel(for:)`` or a fetch when existence is in doubt.
+    public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
+        if let model = registeredModel(with: identifier) { return model }
+        guard let entity = container.schema.entity(named: identifier.entityName) else {
+            preconditionFailure("\(identifier.entityName) is not in the container's schema")
+        }
+        if let rowID = identifier.rowID, let model = try? load(entity: entity, rowID: rowID) {
+            return model
+        }
+        preconditionFailure("No stored \(identifier.entityName) has the identifier \(identifier)")
+    }
+
+    private func load(entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
+        let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
+        try statement.bind([.integer(rowID)])
+        defer { sqlite3_reset(statement.handle) }
+        guard try statement.step() else { return nil }
+        let row = ModelRow(statement: statement, entity: entity)
+        func materialize<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
+            try self.materialize(type, row: row)
+        }
+        return try materialize(entity.type)
+    }
+
+    /// The registered instance for the row under `row`, or a new instance loaded from it.
+    func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow) throws -> T {
+        let key = RowKey(entityName: row.entity.name, rowID: row.primaryKey)
+        if let existing = registered[key]?.model as? T { return existing }
+        let model = try T(_modelKitRow: row)
+        let storage = model._$modelKit
+        storage.rowID = key.rowID
+        storage.storeIdentifier = container.store.identifier
+        storage.context = self
+        registered[key] = WeakModel(model)
+        return model
+    }
+}

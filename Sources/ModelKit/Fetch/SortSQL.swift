@@ -1,0 +1,21 @@
+import Foundation
+
+/// Translates sort descriptors to an `ORDER BY` clause, through the schema's key-path table.
+///
+/// SQLite sorts strings by code point, as the `.lexical` comparator (and Linux's default for
+/// strings) does. Returns nil when a descriptor's key path is not a persisted property, or when it
+/// compares strings some other way (`.localizedStandard` on Apple platforms), so that the caller
+/// sorts in Swift instead.
+struct SortSQL {
+    static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> String? {
+        var terms: [String] = []
+        for descriptor in descriptors {
+            guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath) else { return nil }
+            if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
+            let direction = descriptor.order == .forward ? "ASC" : "DESC"
+            terms.append("\(entity.properties[column].name.quotedIdentifier) \(direction)")
+        }
+        terms.append("\(TableSQL.primaryKey.quotedIdentifier) ASC")
+        return " ORDER BY " + terms.joined(separator: ", ")
+    }
+}

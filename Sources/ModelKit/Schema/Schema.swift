@@ -1,0 +1,46 @@
+/// The model types a ``ModelContainer`` stores.
+///
+/// ```swift
+/// let schema = Schema([TodoItem.self, Tag.self])
+/// let container = try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+/// ```
+public final class Schema: @unchecked Sendable {
+    /// A version number for the schema, as in SwiftData. ModelKit migrates automatically and does
+    /// not use it.
+    public struct Version: Hashable, Sendable, CustomStringConvertible {
+        public let major: Int
+        public let minor: Int
+        public let patch: Int
+
+        public init(_ major: Int, _ minor: Int, _ patch: Int) {
+            (self.major, self.minor, self.patch) = (major, minor, patch)
+        }
+
+        public var description: String { "\(major).\(minor).\(patch)" }
+    }
+
+    /// The entities, one per model type, in the order given.
+    public let entities: [Entity]
+    public let version: Version
+    private let entitiesByName: [String: Entity]
+
+    /// A schema of the given model types. Listing a type twice lists it once.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        var seen = Set<ObjectIdentifier>()
+        entities = types.filter { seen.insert(ObjectIdentifier($0)).inserted }.map { Entity($0) }
+        self.version = version
+        entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A schema of the given model types.
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// The entity of `type`, if the schema has it.
+    func entity(for type: any PersistentModel.Type) -> Entity? {
+        entitiesByName[type.entityName].flatMap { $0.type == type ? $0 : nil }
+    }
+
+    func entity(named name: String) -> Entity? { entitiesByName[name] }
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// How one Swift type is stored in a column: primitives directly, `RawRepresentable` enums by raw
+/// value, other `Codable` values as JSON text, and `Optional`s of any of these as nullable columns.
+struct ValueCodec: @unchecked Sendable {
+    /// The column's declared type.
+    let affinity: ColumnAffinity
+    /// Whether the column may hold NULL.
+    let isOptional: Bool
+    /// The stored Swift type without its `Optional`, recorded to detect type changes on migration.
+    let storedTypeName: String
+    let decode: (SQLValue) throws -> Any
+    let encode: (Any) throws -> SQLValue
+
+    /// Thrown when a stored value cannot be the expected type; the caller adds the model and property.
+    struct Mismatch: Error {
+        let expected: String
+        let found: SQLValue
+    }
+
+    /// The codec for `type`, or nil if ModelKit cannot store it.
+    static func make(for type: Any.Type) -> ValueCodec? {
+        if let optional = type as? any OptionalProtocol.Type {
+            return optionalCodec(optional)
+        }
+        if let primitive = type as? any ColumnConvertible.Type {
+            return primitiveCodec(primitive)
+        }
+        if let raw = type as? any RawRepresentable.Type, let codec = rawCodec(raw) {
+            return codec
+        }
+        if let codable = type as? any Codable.Type {
+            return jsonCodec(codable)
+        }
+        return nil
+    }
+
+    private static func primitiveCodec<T: ColumnConvertible>(_ type: T.Type) -> ValueCodec {
+        ValueCodec(
+            affinity: T.affinity, isOptional: false, storedTypeName: String(reflecting: T.self),
+            decode: { value in
+                guard let decoded = T(sqlValue: value) else { throw Mismatch(expected: "\(T.self)", found: value) }
+                return decoded
+            },
+            encode: { ($0 as! T).sqlValue })
+    }
+
+    private static func rawCodec<T: RawRepresentable>(_ type: T.Type) -> ValueCodec? {
+        guard let raw = make(for: T.RawValue.self), !raw.isOptional, T.RawValue.self is any ColumnConvertible.Type else {
+            return nil
+        }
+        return ValueCodec(
+            affinity: raw.affinity, isOptional: false, storedTypeName: String(reflecting: T.self),
+            decode: { value in
+                guard let rawValue = try? raw.decode(value) as? T.RawValue, let decoded = T(rawValue: rawValue) else {
+                    throw Mismatch(expected: "\(T.self)", found: value)
+                }
+                return decoded
+            },
+            encode: { try raw.encode(($0 as! T).rawValue) })
+    }
+
+    private static func jsonCodec<T: Codable>(_ type: T.Type) -> ValueCodec {
+        ValueCodec(
+            affinity: .text, isOptional: false, storedTypeName: String(reflecting: T.self),
+            decode: { value in
+                guard case .text(let json) = value,
+                    let decoded = try? JSONCoding.decoder.decode(T.self, from: Data(json.utf8))
+                else { throw Mismatch(expected: "\(T.self) as JSON", found: value) }
+                return decoded
+            },
+            encode: { .text(String(decoding: try JSONCoding.encoder.encode($0 as! T), as: UTF8.self)) })
+    }
+
+    private static func optionalCodec<T: OptionalProtocol>(_ type: T.Type) -> ValueCodec? {
+        guard let wrapped = make(for: T.wrappedType), !wrapped.isOptional else { return nil }
+        return ValueCodec(
+            affinity: wrapped.affinity, isOptional: true, storedTypeName: wrapped.storedTypeName,
+            decode: { value in value == .null ? T.nilValue : T(wrapping: try wrapped.decode(value)) },
+            encode: { value in try (value as! T).wrapped.map(wrapped.encode) ?? .null })
+    }
+}
+
+/// Lets the codec see through `Optional` at run time.
+protocol OptionalProtocol {
+    static var wrappedType: Any.Type { get }
+    static var nilValue: Self { get }
+    init(wrapping value: Any)
+    var wrapped: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    static var wrappedType: Any.Type { Wrapped.self }
+    static var nilValue: Self { nil }
+    init(wrapping value: Any) { self = .some(value as! Wrapped) }
+    var wrapped: Any? { self.map { $0 } }
+}
+
+/// The JSON coders for `Codable` attributes. Non-finite numbers are written as strings, so that a
+/// stored NaN or infinity round-trips instead of failing to encode.
+enum JSONCoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }()
+}

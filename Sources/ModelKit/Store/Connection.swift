@@ -1,0 +1,65 @@
+import Foundation
+
+/// One SQLite connection, used from one isolation domain. It caches prepared statements by SQL text.
+final class Connection {
+    let handle: OpaquePointer
+    private var statements: [String: Statement] = [:]
+
+    /// Called with each SQL text the connection prepares or executes, for tests and debugging.
+    var trace: ((String) -> Void)?
+
+    /// Opens the database at `path` (a file path, or a `file:` URI), creating it if needed.
+    init(path: String, readOnly: Bool = false) throws {
+        var handle: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = SQLiteError(connection: handle, code: code, sql: nil)
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// The cached prepared statement for `sql`.
+    func statement(_ sql: String) throws -> Statement {
+        trace?(sql)
+        if let statement = statements[sql] { return statement }
+        let statement = try Statement(connection: self, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Executes one or more statements without parameters.
+    func execute(_ sql: String) throws {
+        trace?(sql)
+        let code = sqlite3_exec(handle, sql, nil, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
+    }
+
+    /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
+    func transaction<R>(_ body: () throws -> R) throws -> R {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+}

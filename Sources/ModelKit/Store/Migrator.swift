@@ -1,0 +1,128 @@
+/// Brings a store's tables in line with a schema: automatic lightweight migration.
+///
+/// New entities get tables; new optional or defaulted properties get columns; `originalName`
+/// renames a column; removed properties are ignored (their columns stay). A change that would need
+/// data the store does not have (a new required property on a table with rows, a changed type)
+/// throws ``ModelKitError/incompatibleSchemaChange(entity:property:reason:)``. Everything runs in
+/// one transaction, so a failed migration leaves the store as it was.
+struct Migrator {
+    static let metadataTable = "_modelkit_properties"
+
+    let connection: Connection
+
+    func migrate(_ schema: Schema) throws {
+        try connection.transaction {
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (
+                    entity TEXT NOT NULL, property TEXT NOT NULL, type TEXT NOT NULL, optional INTEGER NOT NULL,
+                    PRIMARY KEY (entity, property))
+                """)
+            for entity in schema.entities {
+                try migrate(entity)
+            }
+        }
+    }
+
+    private struct RecordedType {
+        let type: String
+        let isOptional: Bool
+    }
+
+    private func migrate(_ entity: Schema.Entity) throws {
+        let table = TableSQL(entity: entity)
+        let existing = try columns(of: entity)
+        guard !existing.isEmpty else {
+            try connection.execute(table.createTable)
+            for property in entity.properties {
+                try record(property, of: entity)
+                if property.isUnique { try addUniqueIndex(property, of: entity) }
+            }
+            return
+        }
+        let recorded = try recordedTypes(of: entity)
+        let hasRows = try connection.statement("SELECT EXISTS (SELECT 1 FROM \(table.table))").rows()
+            .first?.first == .integer(1)
+        for property in entity.properties {
+            let codec = property.codec!
+            if existing.contains(property.name) {
+                try check(property, storedIn: property.name, against: recorded[property.name], of: entity)
+            } else if let original = property.originalName, existing.contains(original) {
+                try check(property, storedIn: original, against: recorded[original], of: entity)
+                try connection.execute(
+                    "ALTER TABLE \(table.table) RENAME COLUMN \(original.quotedIdentifier) TO \(property.name.quotedIdentifier)")
+                try connection.statement("DELETE FROM \(Self.metadataTable) WHERE entity = ? AND property = ?")
+                    .run([.text(entity.name), .text(original)])
+            } else {
+                if hasRows, !codec.isOptional, property.encodedDefault == nil {
+                    throw ModelKitError.incompatibleSchemaChange(
+                        entity: entity.name, property: property.name,
+                        reason: "is new and not optional, has no default value, and the table already has rows")
+                }
+                try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(table.columnDefinition(property))")
+                if let value = property.encodedDefault {
+                    try connection.statement("UPDATE \(table.table) SET \(property.name.quotedIdentifier) = ?").run([value])
+                }
+            }
+            try record(property, of: entity)
+            if property.isUnique { try addUniqueIndex(property, of: entity) }
+        }
+    }
+
+    /// Throws when a stored column cannot hold the property as now declared.
+    private func check(
+        _ property: Schema.PropertyMetadata, storedIn column: String, against recorded: RecordedType?, of entity: Schema.Entity
+    ) throws {
+        guard let recorded else { return }
+        let codec = property.codec!
+        if recorded.type != codec.storedTypeName {
+            throw ModelKitError.incompatibleSchemaChange(
+                entity: entity.name, property: property.name,
+                reason: "changed type from \(recorded.type) to \(codec.storedTypeName)")
+        }
+        if recorded.isOptional, !codec.isOptional {
+            let nulls = try connection.statement(
+                "SELECT COUNT(*) FROM \(entity.name.quotedIdentifier) WHERE \(column.quotedIdentifier) IS NULL"
+            ).rows().first?.first
+            if let nulls, nulls != .integer(0) {
+                throw ModelKitError.incompatibleSchemaChange(
+                    entity: entity.name, property: property.name,
+                    reason: "is no longer optional, but stored rows have no value for it")
+            }
+        }
+    }
+
+    private func columns(of entity: Schema.Entity) throws -> Set<String> {
+        let rows = try connection.statement("PRAGMA table_info(\(entity.name.quotedIdentifier))").rows()
+        return Set(rows.compactMap { row in
+            if case .text(let name) = row[1] { return name }
+            return nil
+        })
+    }
+
+    private func recordedTypes(of entity: Schema.Entity) throws -> [String: RecordedType] {
+        let rows = try connection.statement("SELECT property, type, optional FROM \(Self.metadataTable) WHERE entity = ?")
+            .rows([.text(entity.name)])
+        var types: [String: RecordedType] = [:]
+        for row in rows {
+            guard case .text(let property) = row[0], case .text(let type) = row[1] else { continue }
+            types[property] = RecordedType(type: type, isOptional: row[2] == .integer(1))
+        }
+        return types
+    }
+
+    private func record(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
+        let codec = property.codec!
+        try connection.statement("INSERT OR REPLACE INTO \(Self.metadataTable) VALUES (?, ?, ?, ?)")
+            .run([.text(entity.name), .text(property.name), .text(codec.storedTypeName), .integer(codec.isOptional ? 1 : 0)])
+    }
+
+    private func addUniqueIndex(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
+        do {
+            try connection.execute(TableSQL(entity: entity).uniqueIndex(property))
+        } catch let error as SQLiteError where error.code == SQLITE_CONSTRAINT {
+            throw ModelKitError.incompatibleSchemaChange(
+                entity: entity.name, property: property.name, reason: "became unique, but stored rows repeat values")
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/// A statement's text with the values to bind to its parameters. Generators build these; only a
+/// ``Connection`` prepares and runs them.
+struct SQL: Equatable {
+    var text: String
+    var bindings: [SQLValue] = []
+}
+
+extension String {
+    /// The string as a quoted SQL identifier.
+    var quotedIdentifier: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+}

@@ -1,0 +1,37 @@
+/// An error reported by SQLite, with the statement that caused it.
+///
+/// Its description reads like `SQLite error 19: UNIQUE constraint failed: Item.code while executing
+/// "INSERT INTO …"`.
+public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The primary SQLite result code (`SQLITE_CONSTRAINT` is 19, `SQLITE_CORRUPT` 11, …).
+    public let code: Int32
+    /// The extended result code, which says more (`SQLITE_CONSTRAINT_UNIQUE` is 2067, …).
+    public let extendedCode: Int32
+    /// SQLite's message.
+    public let message: String
+    /// The SQL being executed, if any. Bound values are never included.
+    public let sql: String?
+
+    public var description: String {
+        var text = "SQLite error \(code): \(message)"
+        if let sql { text += " while executing \"\(sql)\"" }
+        return text
+    }
+
+    init(code: Int32, extendedCode: Int32? = nil, message: String, sql: String? = nil) {
+        self.code = code & 0xFF
+        self.extendedCode = extendedCode ?? code
+        self.message = message
+        self.sql = sql
+    }
+
+    init(connection: OpaquePointer?, code: Int32, sql: String?) {
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        self.init(code: code, extendedCode: extended, message: message, sql: sql)
+    }
+
+    /// The file is not a database, or is damaged.
+    var isCorruption: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
+}

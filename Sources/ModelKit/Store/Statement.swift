@@ -1,0 +1,99 @@
+import Foundation
+
+/// A prepared statement. Owned by its ``Connection``, which caches it by SQL text.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    private unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw SQLiteError(connection: connection.handle, code: code, sql: sql)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Clears previous bindings and binds `values` to the parameters, in order.
+    func bind(_ values: [SQLValue]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            code = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, index, real)
+        case .text(let text):
+            code = sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), SQLITE_TRANSIENT)
+        case .blob(let data):
+            // A zero-length blob bound from a null pointer would read back as NULL.
+            code = data.isEmpty
+                ? sqlite3_bind_zeroblob(handle, index, 0)
+                : data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+        }
+        guard code == SQLITE_OK else { throw error(code) }
+    }
+
+    /// Advances to the next row. Returns false when the statement is done.
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code: throw error(code)
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    func run(_ values: [SQLValue] = []) throws {
+        try bind(values)
+        while try step() {}
+    }
+
+    /// Runs the statement and returns every row, as values.
+    func rows(_ values: [SQLValue] = []) throws -> [[SQLValue]] {
+        try bind(values)
+        var rows: [[SQLValue]] = []
+        let count = sqlite3_column_count(handle)
+        while try step() {
+            rows.append((0..<count).map { column($0) })
+        }
+        return rows
+    }
+
+    func column(_ index: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            let text = UnsafeBufferPointer(start: sqlite3_column_text(handle, index), count: count)
+            return .text(String(decoding: text, as: UTF8.self))
+        default:
+            let count = Int(sqlite3_column_bytes(handle, index))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        }
+    }
+
+    private func error(_ code: Int32) -> SQLiteError {
+        SQLiteError(connection: connection.handle, code: code, sql: sql)
+    }
+}

@@ -1,0 +1,68 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@Model`: makes a class persistent. It conforms the class to `PersistentModel`, routes each
+/// persisted property through `@_PersistedProperty`, and generates the schema (names, key paths,
+/// defaults and attributes) plus the initializer the engine uses to load a stored row.
+public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            throw MacroError("@Model can only be applied to a class")
+        }
+        let properties = try PersistedProperty.all(in: classDecl)
+        let typeName = classDecl.name.trimmedDescription
+        let loads = properties.enumerated()
+            .map { "_\($0.element.name) = try row.value(at: \($0.offset))" }
+            .joined(separator: "\n")
+        let metadata = properties.map { property in
+            var arguments = "name: \"\(property.name)\", keyPath: \\\(typeName).\(property.name)"
+            if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
+            if let attribute = property.attributeArguments { arguments += ", attribute: Schema.Attribute(\(attribute.trimmedDescription))" }
+            return "Schema.PropertyMetadata(\(arguments))"
+        }
+        return [
+            "public let _$modelKit = ModelStorage()",
+            """
+            public required init(_modelKitRow row: ModelRow) throws {
+            \(raw: loads)
+            }
+            """,
+            """
+            public static var schemaMetadata: [Schema.PropertyMetadata] {
+                [
+            \(raw: metadata.map { "        \($0)," }.joined(separator: "\n"))
+                ]
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self), let variable = member.as(VariableDeclSyntax.self),
+            let property = try? PersistedProperty(variable),
+            let column = try PersistedProperty.all(in: classDecl).firstIndex(where: { $0.name == property.name })
+        else { return [] }
+        return ["@_PersistedProperty(column: \(raw: column))"]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self), !protocols.isEmpty else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): PersistentModel {}")]
+    }
+}

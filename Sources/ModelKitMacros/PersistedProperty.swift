@@ -1,0 +1,83 @@
+import SwiftSyntax
+
+/// A stored property of a `@Model` class that the engine persists, as the macros see it.
+struct PersistedProperty {
+    let name: String
+    let type: TypeSyntax
+    let defaultValue: ExprSyntax?
+    /// The arguments of the property's `@Attribute(…)`, if it has one.
+    let attributeArguments: LabeledExprListSyntax?
+
+    /// The persisted properties of `classDecl`, in declaration order, or the diagnostics explaining
+    /// why a stored property cannot be persisted.
+    static func all(in classDecl: ClassDeclSyntax) throws -> [PersistedProperty] {
+        try classDecl.memberBlock.members.compactMap { member in
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { return nil }
+            return try PersistedProperty(variable)
+        }
+    }
+
+    /// Reads `variable`, returning nil for what is not persisted: computed, static and
+    /// `@Transient` properties.
+    init?(_ variable: VariableDeclSyntax) throws {
+        guard !variable.isStatic, let binding = variable.bindings.first, !binding.isComputed else { return nil }
+        let name = binding.pattern.trimmedDescription
+        if variable.hasAttribute("Transient") {
+            guard binding.initializer != nil else {
+                throw MacroError("@Transient property '\(name)' needs a default value, which models loaded from the store start with")
+            }
+            return nil
+        }
+        guard variable.bindingSpecifier.tokenKind == .keyword(.var) else {
+            throw MacroError("persisted property '\(name)' must be a 'var'; mark it @Transient to keep it out of the store")
+        }
+        guard variable.bindings.count == 1, binding.pattern.is(IdentifierPatternSyntax.self) else {
+            throw MacroError("declare persisted properties one per 'var' in a @Model class")
+        }
+        guard let type = binding.typeAnnotation?.type ?? Self.literalType(binding.initializer?.value) else {
+            throw MacroError("persisted property '\(name)' needs an explicit type, such as 'var \(name): Int = …'")
+        }
+        self.name = name
+        self.type = type.trimmed
+        self.defaultValue = binding.initializer?.value.trimmed
+        self.attributeArguments = variable.attribute("Attribute")?.arguments?.as(LabeledExprListSyntax.self)
+    }
+
+    /// The type of a literal default value, for properties declared without a type.
+    private static func literalType(_ expression: ExprSyntax?) -> TypeSyntax? {
+        switch expression?.kind {
+        case .integerLiteralExpr: "Int"
+        case .floatLiteralExpr: "Double"
+        case .stringLiteralExpr: "String"
+        case .booleanLiteralExpr: "Bool"
+        default: nil
+        }
+    }
+}
+
+extension VariableDeclSyntax {
+    var isStatic: Bool {
+        modifiers.contains { $0.name.tokenKind == .keyword(.static) || $0.name.tokenKind == .keyword(.class) }
+    }
+
+    func attribute(_ name: String) -> AttributeSyntax? {
+        attributes.lazy.compactMap { $0.as(AttributeSyntax.self) }.first {
+            $0.attributeName.trimmedDescription == name
+        }
+    }
+
+    func hasAttribute(_ name: String) -> Bool { attribute(name) != nil }
+}
+
+extension PatternBindingSyntax {
+    /// Whether the binding has a getter (or is a bare `{ … }` getter) rather than storage.
+    /// Observers (`willSet`/`didSet`) still have storage.
+    var isComputed: Bool {
+        switch accessorBlock?.accessors {
+        case .accessors(let accessors):
+            accessors.contains { [.keyword(.get), .keyword(.set), .keyword(._read), .keyword(._modify)].contains($0.accessorSpecifier.tokenKind) }
+        case .getter: true
+        default: false
+        }
+    }
+}

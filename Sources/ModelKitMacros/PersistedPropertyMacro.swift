@@ -1,0 +1,50 @@
+import SwiftSyntax
+import SwiftSyntaxMacros
+
+/// `@_PersistedProperty(column:)`, added by `@Model` to each persisted property: turns the stored
+/// property into accessors over a private `_name` storage, so reads and writes reach Observation and
+/// the model's context, while the class's own initializers keep compiling through the init accessor.
+public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self), let property = try PersistedProperty(variable),
+            let column = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
+        else { return [] }
+        let name = property.name
+        return [
+            """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = initialValue
+            }
+            """,
+            """
+            get {
+                _$modelKit.access(self, keyPath: \\.\(raw: name))
+                return _\(raw: name)
+            }
+            """,
+            """
+            set {
+                _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column)) {
+                    _\(raw: name) = newValue
+                }
+            }
+            """,
+        ]
+    }
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self), let property = try PersistedProperty(variable) else {
+            return []
+        }
+        return ["private var _\(raw: property.name): \(property.type)"]
+    }
+}
