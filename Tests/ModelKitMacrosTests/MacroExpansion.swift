@@ -13,7 +13,11 @@ func expand(
     let file = Parser.parse(source: source)
     let context = BasicMacroExpansionContext(
         sourceFiles: [file: .init(moduleName: "Tests", fullFilePath: "Test.swift")])
-    let specs = macros.mapValues { MacroSpec(type: $0) }
+    let specs = macros.mapValues { macro in
+        MacroSpec(type: macro, conformances: macro == ModelMacro.self ? ["PersistentModel"] : [])
+    }
     let expanded = file.expand(macroSpecs: specs, contextGenerator: { _ in context }, indentationWidth: .spaces(4))
-    return (expanded.description, context.diagnostics.map(\.message))
+    // Removing an attribute at the top of the file leaves its line break behind.
+    let text = expanded.description.drop { $0.isNewline }
+    return (String(text), context.diagnostics.map(\.message))
 }

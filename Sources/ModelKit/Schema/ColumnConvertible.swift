@@ -3,8 +3,8 @@ import Foundation
 /// A type stored in one SQLite column as a primitive: numbers, strings, dates, data, UUIDs, URLs.
 ///
 /// Each conversion round-trips exactly: `Date` keeps its full `Double`, `UInt64` its bit pattern,
-/// `Decimal` its decimal text, and `Double.nan` its payload (SQLite would turn a NaN into NULL, so
-/// it is stored as the eight bytes of its bit pattern).
+/// `Decimal` its decimal text. SQLite turns a NaN into NULL and a negative zero into zero, so those
+/// two doubles are stored as the eight bytes of their bit pattern.
 public protocol ColumnConvertible {
     /// Decodes a stored value, or returns nil if it is not one this type could have written.
     init?(sqlValue: SQLValue)
@@ -70,7 +70,7 @@ extension Double: ColumnConvertible {
         }
     }
     public var sqlValue: SQLValue {
-        guard isNaN else { return .real(self) }
+        guard isNaN || (self == 0 && sign == .minus) else { return .real(self) }
         return .blob(withUnsafeBytes(of: bitPattern.littleEndian) { Data($0) })
     }
 }

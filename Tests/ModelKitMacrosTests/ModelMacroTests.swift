@@ -1,0 +1,121 @@
+import SwiftSyntaxMacros
+import Testing
+
+@testable import ModelKitMacros
+
+@Suite struct ModelMacroTests {
+    let macros: [String: any SwiftSyntaxMacros.Macro.Type] = [
+        "Model": ModelMacro.self,
+        "_PersistedProperty": PersistedPropertyMacro.self,
+        "Transient": MarkerMacro.self,
+        "Attribute": MarkerMacro.self,
+    ]
+
+    @Test func modelExpandsStoredPropertiesIntoAccessorsSchemaAndRowInitializer() {
+        let result = expand(
+            """
+            @Model
+            final class Item {
+                var title: String
+                @Attribute(.unique) var code: String = "x"
+                var count = 0
+                @Transient var cache: [Int] = []
+                var label: String { title }
+                init(title: String) { self.title = title }
+            }
+            """, with: macros)
+        #expect(result.diagnostics.isEmpty)
+        // SwiftSyntax's test expansion drops a property's initializer when it adds accessors; the
+        // compiler keeps it and runs it through the init accessor (see ModelKitTests).
+        #expect(
+            result.source == """
+                final class Item {
+                    var title: String {
+                        @storageRestrictions(initializes: _title)
+                        init(initialValue) {
+                            _title = initialValue
+                        }
+                        get {
+                            _$modelKit.access(self, keyPath: \\.title)
+                            return _title
+                        }
+                        set {
+                            _$modelKit.mutate(self, keyPath: \\.title, column: 0) {
+                                _title = newValue
+                            }
+                        }
+                    }
+
+                    private var _title: String
+                    var code: String {
+                        @storageRestrictions(initializes: _code)
+                        init(initialValue) {
+                            _code = initialValue
+                        }
+                        get {
+                            _$modelKit.access(self, keyPath: \\.code)
+                            return _code
+                        }
+                        set {
+                            _$modelKit.mutate(self, keyPath: \\.code, column: 1) {
+                                _code = newValue
+                            }
+                        }
+                    }
+
+                    private var _code: String
+                    var count {
+                        @storageRestrictions(initializes: _count)
+                        init(initialValue) {
+                            _count = initialValue
+                        }
+                        get {
+                            _$modelKit.access(self, keyPath: \\.count)
+                            return _count
+                        }
+                        set {
+                            _$modelKit.mutate(self, keyPath: \\.count, column: 2) {
+                                _count = newValue
+                            }
+                        }
+                    }
+
+                    private var _count: Int
+                    var cache: [Int] = []
+                    var label: String { title }
+                    init(title: String) { self.title = title }
+
+                    public let _$modelKit = ModelStorage()
+
+                    public required init(_modelKitRow row: ModelRow) throws {
+                        _title = try row.value(at: 0)
+                        _code = try row.value(at: 1)
+                        _count = try row.value(at: 2)
+                    }
+
+                    public static var schemaMetadata: [Schema.PropertyMetadata] {
+                        [
+                            Schema.PropertyMetadata(name: "title", keyPath: \\Item.title),
+                            Schema.PropertyMetadata(name: "code", keyPath: \\Item.code, defaultValue: "x", attribute: Schema.Attribute(.unique)),
+                            Schema.PropertyMetadata(name: "count", keyPath: \\Item.count, defaultValue: 0),
+                        ]
+                    }
+                }
+
+                extension Item: PersistentModel {
+                }
+                """)
+    }
+
+    @Test(arguments: [
+        ("@Model struct Item { var x: Int }", "@Model can only be applied to a class"),
+        ("@Model enum Kind { case a }", "@Model can only be applied to a class"),
+        ("@Model final class Item { @Transient var x: Int }", "@Transient property 'x' needs a default value"),
+        ("@Model final class Item { let x: Int }", "persisted property 'x' must be a 'var'"),
+        ("@Model final class Item { var x = makeValue() }", "persisted property 'x' needs an explicit type"),
+    ])
+    func misuseGetsAClearDiagnostic(source: String, message: String) {
+        let result = expand(source, with: macros)
+        #expect(result.diagnostics.contains { $0.hasPrefix(message) }, "\(result.diagnostics)")
+    }
+}

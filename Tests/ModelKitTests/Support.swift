@@ -1,0 +1,51 @@
+import Foundation
+import ModelKit
+import Testing
+
+/// A store file in a directory of its own, removed when the test is done with it.
+final class TemporaryStore {
+    let directory: URL
+    let url: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ModelKitTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        url = directory.appendingPathComponent("test.store")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func container(for types: any PersistentModel.Type..., allowsSave: Bool = true) throws -> ModelContainer {
+        try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)])
+    }
+
+    /// Runs raw SQL against the store file, outside ModelKit.
+    func sql(_ text: String) throws -> [[String]] {
+        var db: OpaquePointer?
+        guard sqlite3_open(url.path, &db) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        defer { sqlite3_close(db) }
+        var rows: [[String]] = []
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, text, -1, &statement, nil) == SQLITE_OK else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
+        }
+        defer { sqlite3_finalize(statement) }
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append((0..<sqlite3_column_count(statement)).map { column in
+                sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
+            })
+        }
+        return rows
+    }
+}
+
+func inMemoryContainer(for types: any PersistentModel.Type..., allowsSave: Bool = true) throws -> ModelContainer {
+    try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true, allowsSave: allowsSave)])
+}
+
+/// Where a test's store lives, for tests that run against both.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case inMemory, onDisk
+
+    var testDescription: String { rawValue }
+}
