@@ -57,6 +57,10 @@ let isApple = false
 /// Targets that import SwiftData get Apple's framework on Apple platforms and our re-export elsewhere.
 let swiftDataDependency: [Target.Dependency] = isApple ? [] : ["SwiftData"]
 
+/// Apple platforms ship SQLite as the `SQLite3` module; elsewhere it comes from the system library.
+let sqliteDependency: Target.Dependency = .target(
+    name: "CSQLite", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd]))
+
 var targets: [Target] = [
     .systemLibrary(
         name: "CSQLite",
@@ -70,10 +74,7 @@ var targets: [Target] = [
     ),
     .target(
         name: "ModelKit",
-        dependencies: [
-            .target(name: "CSQLite", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd])),
-            "ModelKitMacros",
-        ]
+        dependencies: [sqliteDependency, "ModelKitMacros"]
     ),
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"]),
@@ -84,7 +85,7 @@ var targets: [Target] = [
         swiftSettings: swiftSyntaxCompilerFlags,
         linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
     ),
-    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit"]),
+    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", sqliteDependency]),
     .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"]),
 ]
 

@@ -57,7 +57,7 @@ extension ModelContext {
         let statement = try connection.statement(sql.text)
         do {
             try statement.bind(sql.bindings)
-            defer { sqlite3_reset(statement.handle) }
+            defer { statement.reset() }
             var models: [T] = []
             while try statement.step() {
                 models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity)))

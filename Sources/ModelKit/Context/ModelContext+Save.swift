@@ -79,10 +79,10 @@ extension ModelContext {
         let entity = try entity(for: type(of: model))
         let statement = try connection.statement(TableSQL(entity: entity).insert)
         try statement.bind(try entity.properties.map { try $0.codec!.encode($0.read(model)) })
-        defer { sqlite3_reset(statement.handle) }
+        defer { statement.reset() }
         guard entity.uniqueProperties.isEmpty else {
             _ = try statement.step()
-            return sqlite3_column_int64(statement.handle, 0)
+            return statement.int64(at: 0)
         }
         while try statement.step() {}
         return connection.lastInsertedRowID

@@ -149,7 +149,7 @@ public final class ModelContext {
         let entity = try entity(for: type(of: model))
         let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
-        defer { sqlite3_reset(statement.handle) }
+        defer { statement.reset() }
         guard try statement.step() else { return }
         storage.isLoading = true
         defer { storage.isLoading = false }
@@ -214,7 +214,7 @@ public final class ModelContext {
     private func load(entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
         let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
-        defer { sqlite3_reset(statement.handle) }
+        defer { statement.reset() }
         guard try statement.step() else { return nil }
         let row = ModelRow(statement: statement, entity: entity)
         func materialize<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {

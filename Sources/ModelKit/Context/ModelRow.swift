@@ -12,7 +12,7 @@ public struct ModelRow {
     }
 
     var primaryKey: Int64 {
-        sqlite3_column_int64(statement.handle, 0)
+        statement.int64(at: 0)
     }
 }
 

@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(SQLite3)
+internal import SQLite3
+#else
+internal import CSQLite
+#endif
 
 /// One SQLite connection, used from one isolation domain. It caches prepared statements by SQL text.
 final class Connection {

@@ -120,7 +120,7 @@ struct Migrator {
     private func addUniqueIndex(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
         do {
             try connection.execute(TableSQL(entity: entity).uniqueIndex(property))
-        } catch let error as SQLiteError where error.code == SQLITE_CONSTRAINT {
+        } catch let error as SQLiteError where error.isConstraintViolation {
             throw ModelKitError.incompatibleSchemaChange(
                 entity: entity.name, property: property.name, reason: "became unique, but stored rows repeat values")
         }

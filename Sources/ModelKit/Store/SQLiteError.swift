@@ -1,3 +1,9 @@
+#if canImport(SQLite3)
+internal import SQLite3
+#else
+internal import CSQLite
+#endif
+
 /// An error reported by SQLite, with the statement that caused it.
 ///
 /// Its description reads like `SQLite error 19: UNIQUE constraint failed: Item.code while executing
@@ -34,4 +40,10 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// The file is not a database, or is damaged.
     var isCorruption: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
+
+    /// A constraint (unique, not null, check, trigger) refused the change.
+    var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+
+    /// The file or its directory cannot be opened or written.
+    var isAccessFailure: Bool { code == SQLITE_READONLY || code == SQLITE_CANTOPEN }
 }

@@ -1,4 +1,12 @@
 import Foundation
+#if canImport(SQLite3)
+internal import SQLite3
+#else
+internal import CSQLite
+#endif
+
+/// `SQLITE_TRANSIENT` is a macro that Swift does not import: it tells SQLite to copy bound bytes.
+private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// A prepared statement. Owned by its ``Connection``, which caches it by SQL text.
 final class Statement {
@@ -47,6 +55,12 @@ final class Statement {
         }
         guard code == SQLITE_OK else { throw error(code) }
     }
+
+    /// Ends the current run, so the statement can be bound and stepped again.
+    func reset() { sqlite3_reset(handle) }
+
+    /// The integer in `column` of the current row.
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     /// Advances to the next row. Returns false when the statement is done.
     func step() throws -> Bool {

@@ -45,7 +45,7 @@ final class Store: @unchecked Sendable {
             try Migrator(connection: connection).migrate(schema)
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)
-        } catch let error as SQLiteError where error.code == SQLITE_READONLY || error.code == SQLITE_CANTOPEN {
+        } catch let error as SQLiteError where error.isAccessFailure {
             throw ModelKitError.cannotOpenStore(url, reason: error.message)
         }
     }

@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+@testable import ModelKit
+import Testing
+
+@Suite struct StoreErrorTests {
+    @Test func fileThatIsNotADatabaseIsATypedError() throws {
+        let store = try TemporaryStore()
+        try Data(repeating: 0x41, count: 4096).write(to: store.url)
+        #expect {
+            _ = try store.container(for: TodoItem.self)
+        } throws: { error in
+            guard case ModelKitError.notADatabase(let url, let sqlite) = error else { return false }
+            return url == store.url && sqlite.code == SQLITE_NOTADB
+        }
+        #expect(try Data(contentsOf: store.url) == Data(repeating: 0x41, count: 4096))
+    }
+
+    @Test func truncatedDatabaseIsATypedErrorNotACrash() throws {
+        let store = try TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(for: TodoItem.self))
+            for index in 0..<2000 { context.insert(TodoItem(title: String(repeating: "x", count: 100) + "\(index)")) }
+            try context.save()
+        }
+        _ = try store.sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        let data = try Data(contentsOf: store.url)
+        try data.prefix(data.count / 2).write(to: store.url)
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.url.path + suffix) }
+
+        #expect {
+            let context = ModelContext(try store.container(for: TodoItem.self))
+            _ = try context.fetch(FetchDescriptor<TodoItem>())
+        } throws: { error in
+            guard case ModelKitError.notADatabase(_, let sqlite) = error else { return false }
+            return sqlite.code == SQLITE_CORRUPT
+        }
+    }
+
+    @Test func unwritableDirectoryIsATypedError() throws {
+        let store = try TemporaryStore()
+        let blocker = store.directory.appendingPathComponent("file")
+        try Data().write(to: blocker)
+        let url = blocker.appendingPathComponent("inside/test.store")  // a path through a regular file
+        #expect {
+            _ = try ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(url: url))
+        } throws: { error in
+            guard case ModelKitError.cannotOpenStore(let failed, _) = error else { return false }
+            return failed == url && "\(error)".contains("writable")
+        }
+    }
+
+    @Test func fetchingATypeMissingFromTheSchemaSaysHowToFixIt() throws {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        #expect {
+            _ = try context.fetch(FetchDescriptor<Note>())
+        } throws: { error in
+            guard case ModelKitError.modelNotInSchema("Note") = error else { return false }
+            return "\(error)".contains("Add Note.self to the ModelContainer's types")
+        }
+    }
+
+    @Test func insertingATypeMissingFromTheSchemaStops() async {
+        await #expect(processExitsWith: .failure) {
+            let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+            context.insert(Note(text: "nowhere to go"))
+        }
+    }
+
+    @Test func failedSaveLeavesTheStoreExactlyAsBefore() throws {
+        let store = try TemporaryStore()
+        let context = ModelContext(try store.container(for: TodoItem.self))
+        let existing = TodoItem(title: "existing")
+        context.insert(existing)
+        try context.save()
+        _ = try store.sql(
+            "CREATE TRIGGER refuse BEFORE INSERT ON TodoItem WHEN NEW.title = 'bad' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        let before = try store.sql("SELECT * FROM TodoItem")
+
+        existing.title = "changed"
+        context.insert(TodoItem(title: "good"))
+        context.insert(TodoItem(title: "bad"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case ModelKitError.sqlite(let sqlite) = error else { return false }
+            return sqlite.message == "refused" && sqlite.code == SQLITE_CONSTRAINT
+        }
+        #expect(try store.sql("SELECT * FROM TodoItem") == before)
+        #expect(context.hasChanges)
+        #expect(context.insertedModelsArray.count == 2)
+        #expect(context.insertedModelsArray.allSatisfy { $0.persistentModelID.isTemporary })
+    }
+
+    @Test func storedValueOfTheWrongTypeIsATypedError() throws {
+        let store = try TemporaryStore()
+        let context = ModelContext(try store.container(for: TodoItem.self))
+        context.insert(TodoItem(title: "a"))
+        try context.save()
+        _ = try store.sql("UPDATE TodoItem SET isComplete = 'yes'")
+        #expect {
+            _ = try ModelContext(try store.container(for: TodoItem.self)).fetch(FetchDescriptor<TodoItem>())
+        } throws: { error in
+            guard case ModelKitError.storedValueMismatch("TodoItem", "isComplete", "Bool", _) = error else { return false }
+            return true
+        }
+    }
+
+    @Test func sqliteErrorDescriptionNamesCodeMessageAndStatement() {
+        let error = SQLiteError(code: 19, message: "UNIQUE constraint failed: Item.code", sql: "INSERT INTO Item VALUES (?)")
+        #expect(error.description == "SQLite error 19: UNIQUE constraint failed: Item.code while executing \"INSERT INTO Item VALUES (?)\"")
+    }
+}
