@@ -77,7 +77,9 @@ var targets: [Target] = [
         dependencies: [sqliteDependency, "ModelKitMacros"]
     ),
     .target(name: "AppState", dependencies: swiftDataDependency),
-    .executableTarget(name: "appstate-demo", dependencies: ["AppState"]),
+    .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
+    .target(name: "TodoList", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/TodoList"),
+    .executableTarget(name: "todo", dependencies: ["TodoList", "AppState"] + swiftDataDependency, path: "Examples/todo"),
     .testTarget(name: "CSQLiteTests", dependencies: ["CSQLite"]),
     .testTarget(
         name: "ModelKitMacrosTests",
@@ -86,7 +88,8 @@ var targets: [Target] = [
         linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
     ),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", sqliteDependency]),
-    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"]),
+    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"] + swiftDataDependency),
+    .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState"] + swiftDataDependency),
 ]
 
 if !isApple {

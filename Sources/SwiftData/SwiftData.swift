@@ -1,3 +1,5 @@
 // On platforms without Apple's SwiftData, `import SwiftData` resolves to ModelKit, a compatible
-// engine on SQLite, so the same model code compiles everywhere.
+// engine on SQLite, so the same model code compiles everywhere. Like Apple's framework, it brings
+// Foundation (`SortDescriptor`, `#Predicate`, `Date`, …) along.
+@_exported import Foundation
 @_exported import ModelKit

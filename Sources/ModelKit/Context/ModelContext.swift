@@ -6,10 +6,9 @@ import Foundation
 /// is the main actor's, with autosave on. Within one context, a stored row is always the same
 /// instance.
 public final class ModelContext {
-    /// The container the context reads and writes.
-    public var container: ModelContainer { ownedContainer ?? containerOfMainContext }
-    private let ownedContainer: ModelContainer?
-    private unowned let containerOfMainContext: ModelContainer
+    /// The container the context reads and writes. The context keeps it alive, so a context
+    /// outliving every other reference to its container still works.
+    public let container: ModelContainer
 
     /// Whether changes are saved automatically soon after they are made. On for the main context.
     public var autosaveEnabled: Bool
@@ -31,16 +30,15 @@ public final class ModelContext {
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {
-        ownedContainer = container
-        containerOfMainContext = container
+        self.container = container
         autosaveEnabled = false
         isMainContext = false
     }
 
-    /// The main context: the container owns it, so it does not own the container.
+    /// The main context. It and its container keep each other alive, as in SwiftData: apps keep
+    /// one container for their lifetime.
     init(mainContextOf container: ModelContainer) {
-        ownedContainer = nil
-        containerOfMainContext = container
+        self.container = container
         autosaveEnabled = true
         isMainContext = true
     }
@@ -170,8 +168,10 @@ public final class ModelContext {
     private func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
-        nonisolated(unsafe) let context = self
+        // Only the main context autosaves, and only the main actor uses it.
+        let reference = MainContextReference(context: self)
         Task { @MainActor in
+            guard let context = reference.context else { return }
             context.autosaveScheduled = false
             guard context.autosaveEnabled, context.hasChanges else { return }
             do {
@@ -235,4 +235,9 @@ public final class ModelContext {
         registered[key] = WeakModel(model)
         return model
     }
+}
+
+/// Lets the autosave task reach the main context without keeping it alive.
+private struct MainContextReference: @unchecked Sendable {
+    weak var context: ModelContext?
 }

@@ -1,0 +1,194 @@
+#if canImport(SwiftData)
+import SwiftData
+
+extension Application {
+    /// SwiftData models behind the container: a live fetch, and mutators that save.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var items: ModelState<Item> {
+    ///         modelState(container: \.modelContainer, fetchDescriptor: FetchDescriptor(sortBy: [SortDescriptor(\.title)]), id: "items")
+    ///     }
+    /// }
+    /// let state = Application.modelState(\.items)
+    /// state.insert(Item(title: "New"))   // inserts and saves
+    /// ```
+    ///
+    /// Everything goes through the container's `mainContext`, so use it on the main actor.
+    /// Nothing is cached: ``models`` fetches on every read, and the context stays the source of
+    /// truth. Reading ``models`` inside `withObservationTracking` (or a SwiftUI body) is tracked:
+    /// any save through the container that touches this model type fires the change.
+    ///
+    /// The mutators log and swallow errors, at error level with the caller's location; a failed
+    /// change stays pending in the context. Use ``strict`` to handle errors yourself.
+    public struct ModelState<Model: PersistentModel> {
+        let app: Application
+        let container: KeyPath<Application, Dependency<ModelContainer>>
+        let fetchDescriptor: () -> FetchDescriptor<Model>
+        /// Where the state is registered.
+        public let scope: Scope
+
+        /// The context every read and write goes through: the container's `mainContext`.
+        @MainActor public var context: ModelContext { app[keyPath: container].value.mainContext }
+
+        /// The models the fetch descriptor describes, fetched now. A failed fetch is logged and
+        /// reads as empty; use ``Strict/fetch()`` to see the error.
+        @MainActor public var models: [Model] { models() }
+
+        /// ``models``, with the caller's location for the log if the fetch fails.
+        @MainActor public func models(fileID: String = #fileID, line: Int = #line) -> [Model] {
+            lenient("fetch", fileID: fileID, line: line) { try strict.fetch() } ?? []
+        }
+
+        /// The throwing twins of the mutators, backed by the same context.
+        public var strict: Strict { Strict(state: self) }
+
+        /// Inserts a model and saves.
+        @MainActor public func insert(_ model: Model, fileID: String = #fileID, line: Int = #line) {
+            lenient("insert", fileID: fileID, line: line) { try strict.insert(model) }
+        }
+
+        /// Deletes a model and saves.
+        @MainActor public func delete(_ model: Model, fileID: String = #fileID, line: Int = #line) {
+            lenient("delete", fileID: fileID, line: line) { try strict.delete(model) }
+        }
+
+        /// Saves the context's pending changes.
+        @MainActor public func save(fileID: String = #fileID, line: Int = #line) {
+            lenient("save", fileID: fileID, line: line) { try strict.save() }
+        }
+
+        /// Deletes exactly the models ``models`` returns, honouring the descriptor's predicate,
+        /// limit and offset, and saves.
+        @MainActor public func deleteAll(fileID: String = #fileID, line: Int = #line) {
+            lenient("deleteAll", fileID: fileID, line: line) { try strict.deleteAll() }
+        }
+
+        @MainActor
+        private func lenient<R>(_ operation: String, fileID: String, line: Int, _ body: () throws -> R) -> R? {
+            do {
+                return try body()
+            } catch {
+                app.logger.value.error("ModelState \(scope.key) \(operation) failed: \(error)", fileID: fileID, line: line)
+                return nil
+            }
+        }
+
+        /// The container's change signal for this model type, registering the read with Observation.
+        @MainActor func trackChanges() {
+            let container = app[keyPath: container].value
+            let key = "ModelState/\(ObjectIdentifier(container))/\(Model.self)"
+            let signal = app.cache.slot(key).value(key: key) {
+                ModelChangeSignal(container: container, entityName: String(describing: Model.self))
+            }
+            signal.access()
+        }
+
+        /// The throwing versions of ``ModelState``'s mutators, on the same context.
+        ///
+        /// ```swift
+        /// do {
+        ///     try $items.strict.insert(item)
+        /// } catch {
+        ///     // present the error, roll back, retry…
+        /// }
+        /// ```
+        public struct Strict {
+            let state: ModelState
+
+            /// The models the fetch descriptor describes.
+            /// - Throws: what the context's `fetch` throws.
+            @MainActor public func fetch() throws -> [Model] {
+                state.trackChanges()
+                return try state.context.fetch(state.fetchDescriptor())
+            }
+
+            /// Inserts a model and saves.
+            /// - Throws: what the context's `save` throws; the insert stays pending.
+            @MainActor public func insert(_ model: Model) throws {
+                state.context.insert(model)
+                try state.context.save()
+            }
+
+            /// Deletes a model and saves.
+            /// - Throws: what the context's `save` throws; the delete stays pending.
+            @MainActor public func delete(_ model: Model) throws {
+                state.context.delete(model)
+                try state.context.save()
+            }
+
+            /// Saves the context's pending changes.
+            /// - Throws: what the context's `save` throws.
+            @MainActor public func save() throws {
+                try state.context.save()
+            }
+
+            /// Deletes exactly the models ``ModelState/models`` returns, and saves.
+            /// - Throws: what the fetch or the save throws.
+            @MainActor public func deleteAll() throws {
+                let context = state.context
+                for model in try context.fetch(state.fetchDescriptor()) {
+                    context.delete(model)
+                }
+                try context.save()
+            }
+        }
+    }
+
+    /// Registers a model state over every model of its type.
+    public func modelState<Model: PersistentModel>(
+        container: KeyPath<Application, Dependency<ModelContainer>>,
+        _ fileID: StaticString = #fileID,
+        _ function: StaticString = #function,
+        _ line: Int = #line,
+        _ column: Int = #column
+    ) -> ModelState<Model> {
+        ModelState(
+            app: self, container: container, fetchDescriptor: { FetchDescriptor<Model>() },
+            scope: .codeLocation(fileID: fileID, function: function, line: line, column: column))
+    }
+
+    /// Registers a model state over every model of its type, under `feature/id`.
+    public func modelState<Model: PersistentModel>(
+        container: KeyPath<Application, Dependency<ModelContainer>>,
+        feature: String = "App",
+        id: String
+    ) -> ModelState<Model> {
+        ModelState(
+            app: self, container: container, fetchDescriptor: { FetchDescriptor<Model>() },
+            scope: Scope(name: feature, id: id))
+    }
+
+    /// Registers a model state over the models `fetchDescriptor` describes.
+    public func modelState<Model: PersistentModel>(
+        container: KeyPath<Application, Dependency<ModelContainer>>,
+        fetchDescriptor: @autoclosure @escaping () -> FetchDescriptor<Model>,
+        _ fileID: StaticString = #fileID,
+        _ function: StaticString = #function,
+        _ line: Int = #line,
+        _ column: Int = #column
+    ) -> ModelState<Model> {
+        ModelState(
+            app: self, container: container, fetchDescriptor: fetchDescriptor,
+            scope: .codeLocation(fileID: fileID, function: function, line: line, column: column))
+    }
+
+    /// Registers a model state over the models `fetchDescriptor` describes, under `feature/id`.
+    public func modelState<Model: PersistentModel>(
+        container: KeyPath<Application, Dependency<ModelContainer>>,
+        fetchDescriptor: @autoclosure @escaping () -> FetchDescriptor<Model>,
+        feature: String = "App",
+        id: String
+    ) -> ModelState<Model> {
+        ModelState(app: self, container: container, fetchDescriptor: fetchDescriptor, scope: Scope(name: feature, id: id))
+    }
+
+    /// Returns a model state of the current application.
+    @MainActor
+    public static func modelState<Model: PersistentModel>(
+        _ keyPath: KeyPath<Application, ModelState<Model>>
+    ) -> ModelState<Model> {
+        current[keyPath: keyPath]
+    }
+}
+#endif

@@ -1,0 +1,211 @@
+import AppState
+import Foundation
+import Observation
+import SwiftData
+import Testing
+
+@Model
+final class Item {
+    var title: String
+    var rank: Int
+
+    init(title: String, rank: Int = 0) {
+        self.title = title
+        self.rank = rank
+    }
+}
+
+@Model
+final class Tag {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+extension Application {
+    var modelContainer: Dependency<ModelContainer> {
+        modelContainer(try! ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+    }
+    var items: ModelState<Item> {
+        modelState(container: \.modelContainer, fetchDescriptor: FetchDescriptor<Item>(sortBy: [SortDescriptor(\.title)]), id: "items")
+    }
+    var allItems: ModelState<Item> { modelState(container: \.modelContainer) }
+    var featureItems: ModelState<Item> { modelState(container: \.modelContainer, feature: "Lists", id: "items") }
+    var topTwoAfterFirst: ModelState<Item> {
+        modelState(container: \.modelContainer, fetchDescriptor: {
+            var descriptor = FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank)])
+            descriptor.fetchOffset = 1
+            descriptor.fetchLimit = 2
+            return descriptor
+        }())
+    }
+    var tags: ModelState<Tag> { modelState(container: \.modelContainer, id: "tags") }
+}
+
+@MainActor
+final class ItemsViewModel {
+    @ModelState(\.items) var items
+    @ModelState(\.tags) var tags: [Tag]
+}
+
+/// Counts how often an observation fired, from any thread.
+final class FireCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func fire() { lock.withLock { count += 1 } }
+}
+
+@MainActor
+@Suite struct ModelStateTests {
+    /// Runs `body` in an isolated application whose container is a fresh in-memory store and whose
+    /// logger is captured.
+    func withModelState(
+        container: ModelContainer? = nil, _ body: (ModelContainer, CapturedLog) throws -> Void
+    ) throws {
+        let log = CapturedLog()
+        let container = try container ?? ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try Application.withIsolatedScope {
+            let tokens = [
+                Application.override(\.modelContainer, with: container),
+                Application.override(\.logger, with: log.logger),
+            ]
+            defer { withExtendedLifetime(tokens) {} }
+            try body(container, log)
+        }
+    }
+
+    @Test func guideSnippetsWorkThroughApplicationModelState() throws {
+        try withModelState { _, log in
+            let state = Application.modelState(\.items)
+            state.insert(Item(title: "Old"))
+            let current = state.models
+            state.insert(Item(title: "New"))
+            state.delete(current.first!)
+            state.save()
+            #expect(state.models.map(\.title) == ["New"])
+            #expect(log.all.isEmpty)
+        }
+    }
+
+    @Test func wrapperGivesLiveModelsAndItsProjectionMutates() throws {
+        try withModelState { container, _ in
+            let viewModel = ItemsViewModel()
+            viewModel.$items.insert(Item(title: "b"))
+            viewModel.$items.insert(Item(title: "a"))
+            #expect(viewModel.items.map(\.title) == ["a", "b"])
+            // Written elsewhere, seen on the next read: nothing is cached.
+            let other = ModelContext(container)
+            other.insert(Item(title: "c"))
+            try other.save()
+            #expect(viewModel.items.map(\.title) == ["a", "b", "c"])
+            viewModel.items[0].title = "z"
+            viewModel.$items.save()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Item>()).map(\.title).sorted() == ["b", "c", "z"])
+        }
+    }
+
+    @Test func everyDefinerVariantReadsTheSameStore() throws {
+        try withModelState { _, _ in
+            Application.modelState(\.items).insert(Item(title: "a"))
+            #expect(Application.modelState(\.allItems).models.count == 1)
+            #expect(Application.modelState(\.featureItems).models.count == 1)
+            #expect(Application.modelState(\.featureItems).scope.key == "Lists/items")
+            #expect(Application.modelState(\.allItems).scope.key != Application.modelState(\.topTwoAfterFirst).scope.key)
+        }
+    }
+
+    @Test func mutatorsSaveThroughTheMainContext() throws {
+        try withModelState { container, _ throws in
+            let state = Application.modelState(\.items)
+            #expect(state.context === container.mainContext)
+            #expect(Application.modelContext(\.modelContainer) === container.mainContext)
+            state.insert(Item(title: "a"))
+            #expect(!state.context.hasChanges)
+            #expect(try ModelContext(container).fetchCount(FetchDescriptor<Item>()) == 1)
+        }
+    }
+
+    @Test func modelsPersistAcrossANewContainerOnTheSameFile() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("items.store")
+        try withModelState(container: ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(url: url))) { _, _ in
+            Application.modelState(\.items).insert(Item(title: "kept"))
+        }
+        try withModelState(container: ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(url: url))) { _, _ in
+            #expect(Application.modelState(\.items).models.map(\.title) == ["kept"])
+        }
+    }
+
+    @Test func strictThrowsWhereTheLenientTwinLogsWithTheCallersLocation() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("items.store")
+        let seeding = ModelContext(try ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(url: url)))
+        seeding.insert(Item(title: "stored"))
+        try seeding.save()
+        let readOnly = try ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        try withModelState(container: readOnly) { _, log throws in
+            let state = Application.modelState(\.items)
+            #expect(throws: ModelKitError.self) { try state.strict.insert(Item(title: "a")) }
+            #expect(throws: ModelKitError.self) { try state.strict.save() }
+            #expect(throws: ModelKitError.self) { try state.strict.deleteAll() }
+            #expect(log.all.isEmpty)
+            state.context.rollback()
+
+            state.insert(Item(title: "b")); let line = #line
+            let errors = log.all.filter { $0.level == .error }
+            #expect(errors.count == 1)
+            #expect(errors.first?.fileID == "AppStateTests/ModelStateTests.swift")
+            #expect(errors.first?.line == line)
+            #expect(errors.first?.message.contains("ModelState App/items insert failed") == true)
+            #expect(errors.first?.message.contains("allowsSave: false") == true)
+            state.save()
+            state.delete(state.models.first { $0.title == "stored" }!)
+            state.deleteAll()
+            #expect(log.all.filter { $0.level == .error }.count == 4)
+            #expect(try ModelContext(readOnly).fetch(FetchDescriptor<Item>()).map(\.title) == ["stored"])
+        }
+    }
+
+    @Test func deleteAllDeletesExactlyWhatModelsReturns() throws {
+        try withModelState { container, _ in
+            let state = Application.modelState(\.topTwoAfterFirst)
+            for rank in 1...5 { state.insert(Item(title: "r\(rank)", rank: rank)) }
+            #expect(state.models.map(\.rank) == [2, 3])
+            state.deleteAll()
+            let left = try ModelContext(container).fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.rank)]))
+            #expect(left.map(\.rank) == [1, 4, 5])
+        }
+    }
+
+    @Test func readingModelsIsTrackedAndAnySaveOfThatTypeFiresTheChange() async throws {
+        try withModelState { container, _ in
+            let viewModel = ItemsViewModel()
+            let itemsChanged = FireCount()
+            let tagsChanged = FireCount()
+            withObservationTracking { _ = viewModel.items } onChange: { itemsChanged.fire() }
+            withObservationTracking { _ = Application.modelState(\.tags).models } onChange: { tagsChanged.fire() }
+
+            Application.modelState(\.tags).insert(Tag(name: "home"))
+            #expect(tagsChanged.value == 1)
+            #expect(itemsChanged.value == 0)
+
+            // A save through another context of the same container counts too.
+            let background = ModelContext(container)
+            background.insert(Item(title: "from elsewhere"))
+            try background.save()
+            #expect(itemsChanged.value == 1)
+        }
+    }
+
+    @Test func savesOfAnotherContainerDoNotFire() throws {
+        try withModelState { _, _ in
+            let fired = FireCount()
+            withObservationTracking { _ = Application.modelState(\.items).models } onChange: { fired.fire() }
+            let unrelated = try ModelContainer(for: Item.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let context = ModelContext(unrelated)
+            context.insert(Item(title: "x"))
+            try context.save()
+            #expect(fired.value == 0)
+        }
+    }
+}
