@@ -3,34 +3,30 @@ import Foundation
 extension ModelContext {
     /// The models the descriptor describes.
     ///
-    /// Sorting, limit and offset run in SQLite. A predicate is evaluated in Swift over the stored
-    /// rows, so every predicate gets the right answer. With `includePendingChanges` (the default),
-    /// unsaved inserts, changes and deletes of the model's type count.
+    /// The predicate, sorting, limit and offset run in SQLite when they translate. A predicate (or
+    /// part of one) with no SQL translation is evaluated in Swift over the stored rows instead, so
+    /// every predicate gets the right answer; `ModelKitDebugLog` names the node. With
+    /// `includePendingChanges` (the default), unsaved inserts, changes and deletes count.
     /// - Throws: ``ModelKitError/modelNotInSchema(_:)`` for a type the container does not store,
     ///   or a typed error if the store cannot be read.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
-        let entity = try entity(for: T.self)
-        let orderBy = SortSQL.orderBy(descriptor.sortBy, entity: entity)
+        let plan = try plan(for: descriptor)
         let pending = descriptor.includePendingChanges && hasPendingChanges(of: T.self)
-        // SQLite can page only when it sees the whole filter and order.
-        let pagesInSQL = descriptor.predicate == nil && orderBy != nil && !pending
-        var sql = TableSQL(entity: entity).select + (orderBy ?? "")
-        var bindings: [SQLValue] = []
-        if pagesInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
-            sql += " LIMIT ? OFFSET ?"
-            bindings = [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
-        }
-        var models = try rows(of: T.self, entity: entity, sql: SQL(text: sql, bindings: bindings))
-        if pagesInSQL { return models }
+        var models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: !pending))
+        if plan.isCompleteInSQL && !pending { return models }
 
         if pending {
             models.removeAll { $0._$modelKit.isDeleted }
-            models += inserted.models.compactMap { $0 as? T }
+            let found = Set(models.map(ObjectIdentifier.init))
+            models += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
         }
         if let predicate = descriptor.predicate {
-            models = try models.filter { try predicate.evaluate($0) }
+            // SQLite judged stored values; models changed in memory are judged again here.
+            models = try models.filter { model in
+                try (plan.filtersInSQL && !model.hasChanges) || predicate.evaluate(model)
+            }
         }
-        if pending || orderBy == nil {
+        if pending || plan.orderBy == nil {
             models = stableSorted(models, using: descriptor.sortBy)
         }
         let start = min(descriptor.fetchOffset ?? 0, models.count)
@@ -38,24 +34,134 @@ extension ModelContext {
         return Array(models[start..<end])
     }
 
-    /// The number of models the descriptor describes. Without a predicate or pending changes, this
-    /// is one `SELECT COUNT(*)`.
+    /// The number of models the descriptor describes: one `SELECT COUNT(*)` when the predicate
+    /// translates and nothing is pending; otherwise the count of a fetch.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
-        let entity = try entity(for: T.self)
-        guard descriptor.predicate == nil, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+        let plan = try plan(for: descriptor)
+        guard plan.filtersInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
             return try fetch(descriptor).count
         }
-        let rows = try connection().statement("SELECT COUNT(*) FROM \(entity.name.quotedIdentifier)").rows()
+        let sql = plan.count
+        let rows = try run { try connection().statement(sql.text).rows(sql.bindings) }
         guard case .integer(let count) = rows.first?.first else { return 0 }
-        let available = max(0, Int(count) - (descriptor.fetchOffset ?? 0))
-        return descriptor.fetchLimit.map { min($0, available) } ?? available
+        return Int(count)
+    }
+
+    /// The identifiers of the models the descriptor describes, read without loading the models
+    /// when SQLite can answer alone.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let plan = try plan(for: descriptor)
+        guard plan.isCompleteInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+            return try fetch(descriptor).map(\.persistentModelID)
+        }
+        var sql = plan.select(paged: true)
+        sql.text = sql.text.replacingOccurrences(
+            of: TableSQL(entity: plan.entity).select, with: "SELECT \(TableSQL.primaryKey.quotedIdentifier) FROM \(plan.entity.name.quotedIdentifier)")
+        let storeIdentifier = container.store.identifier
+        return try run {
+            try connection().statement(sql.text).rows(sql.bindings).compactMap { row in
+                guard case .integer(let rowID) = row.first else { return nil }
+                return PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: storeIdentifier, key: .row(rowID))
+            }
+        }
+    }
+
+    /// Calls `block` with each model the descriptor describes, loading `batchSize` models at a
+    /// time, so memory follows the batch rather than the table when the descriptor runs in SQLite
+    /// and nothing is pending.
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let plan = try plan(for: descriptor)
+        guard plan.isCompleteInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+            try fetch(descriptor).forEach(block)
+            return
+        }
+        var batch = descriptor
+        var remaining = descriptor.fetchLimit ?? Int.max
+        var offset = descriptor.fetchOffset ?? 0
+        while remaining > 0 {
+            batch.fetchOffset = offset
+            batch.fetchLimit = min(batchSize, remaining)
+            let models = try rows(of: T.self, entity: plan.entity, sql: FetchPlan(batch, entity: plan.entity).select(paged: true))
+            try models.forEach(block)
+            if models.count < batchSize { break }
+            offset += models.count
+            remaining -= models.count
+            forgetReleasedModels()
+        }
+        forgetReleasedModels()
+    }
+
+    /// Deletes every stored model of `model` matching `predicate` (all of them when nil) in one
+    /// `DELETE` statement, run now in its own transaction. Registered models it deletes leave the
+    /// context, marked deleted, and `didSave` reports their identifiers. A predicate with no SQL
+    /// translation is evaluated in Swift first, and the matching rows deleted by primary key.
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves, or
+    ///   a typed error when SQLite refuses.
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        var descriptor = FetchDescriptor<T>(predicate: predicate)
+        descriptor.includePendingChanges = false
+        let plan = try plan(for: descriptor)
+        let table = TableSQL(entity: plan.entity)
+        let pk = TableSQL.primaryKey.quotedIdentifier
+        let statements: [SQL]
+        if plan.filtersInSQL {
+            let filter = plan.whereClause ?? SQLFragment("")
+            statements = [SQL(text: "DELETE FROM \(table.table)\(filter.text) RETURNING \(pk)", bindings: filter.bindings)]
+        } else {
+            let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
+            statements = stride(from: 0, to: rowIDs.count, by: 500).map { start in
+                let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                return SQL(text: "DELETE FROM \(table.table) WHERE \(pk) IN (\(placeholders)) RETURNING \(pk)", bindings: chunk.map { .integer($0) })
+            }
+        }
+        let deleted: [Int64] = try run {
+            let connection = try connection()
+            return try connection.transaction {
+                try statements.flatMap { sql in
+                    try connection.statement(sql.text).rows(sql.bindings).compactMap { row -> Int64? in
+                        guard case .integer(let rowID) = row.first else { return nil }
+                        return rowID
+                    }
+                }
+            }
+        }
+        var identifiers: [PersistentIdentifier] = []
+        for rowID in deleted {
+            let key = RowKey(entityName: plan.entity.name, rowID: rowID)
+            identifiers.append(PersistentIdentifier(entityName: key.entityName, storeIdentifier: container.store.identifier, key: .row(rowID)))
+            guard let model = registered.removeValue(forKey: key)?.model else { continue }
+            changed.remove(model)
+            self.deleted.remove(model)
+            model._$modelKit.isDeleted = true
+            model._$modelKit.context = nil
+        }
+        NotificationCenter.default.post(
+            name: Self.didSave, object: self,
+            userInfo: [
+                NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
+                NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
+                NotificationKey.deletedIdentifiers.rawValue: identifiers,
+            ])
+    }
+
+    /// Plans a fetch, logging when the predicate runs in Swift.
+    func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan<T> {
+        let plan = FetchPlan(descriptor, entity: try entity(for: T.self))
+        if let untranslated = plan.untranslated {
+            ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")
+        }
+        return plan
     }
 
     /// Runs `sql` and returns a model per row, reusing registered instances.
     func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL) throws -> [T] {
-        let connection = try connection()
-        let statement = try connection.statement(sql.text)
-        do {
+        try run {
+            let statement = try connection().statement(sql.text)
             try statement.bind(sql.bindings)
             defer { statement.reset() }
             var models: [T] = []
@@ -63,6 +169,13 @@ extension ModelContext {
                 models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity)))
             }
             return models
+        }
+    }
+
+    /// Runs store work, translating SQLite's errors into what they mean for the store.
+    func run<R>(_ body: () throws -> R) throws -> R {
+        do {
+            return try body()
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(container.store.url, error)
         } catch let error as SQLiteError {
@@ -74,7 +187,12 @@ extension ModelContext {
         [inserted, changed, deleted].contains { pending in pending.models.contains { $0 is T } }
     }
 
-    /// Sorts by the descriptors, keeping store order (primary key, then insertion) among equals.
+    /// Drops identity-map entries whose models were released.
+    private func forgetReleasedModels() {
+        registered = registered.filter { $0.value.model != nil }
+    }
+
+    /// Sorts by the descriptors, keeping the given order among equals.
     private func stableSorted<T: PersistentModel>(_ models: [T], using descriptors: [SortDescriptor<T>]) -> [T] {
         models.enumerated().sorted { lhs, rhs in
             for descriptor in descriptors {

@@ -1,0 +1,67 @@
+/// How a fetch runs: what SQLite does (filter, order, page) and what is left to Swift.
+struct FetchPlan<T: PersistentModel> {
+    let descriptor: FetchDescriptor<T>
+    let entity: Schema.Entity
+    /// The translated predicate; nil when there is no predicate or it runs in Swift.
+    let condition: SQLFragment?
+    /// Why the predicate runs in Swift, if it does.
+    let untranslated: Untranslatable?
+    /// The `ORDER BY` clause; nil when sorting runs in Swift.
+    let orderBy: String?
+
+    init(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) {
+        self.descriptor = descriptor
+        self.entity = entity
+        var condition: SQLFragment?
+        var untranslated: Untranslatable?
+        if let predicate = descriptor.predicate {
+            do {
+                condition = try PredicateSQL.condition(for: predicate, entity: entity)
+            } catch let error as Untranslatable {
+                untranslated = error
+            } catch {
+                untranslated = Untranslatable("\(error)")
+            }
+        }
+        self.condition = condition
+        self.untranslated = untranslated
+        self.orderBy = SortSQL.orderBy(descriptor.sortBy, entity: entity)
+    }
+
+    /// Whether SQLite sees the whole filter.
+    var filtersInSQL: Bool { untranslated == nil }
+
+    /// Whether SQLite can filter, order and page on its own.
+    var isCompleteInSQL: Bool { filtersInSQL && orderBy != nil }
+
+    var whereClause: SQLFragment? { condition.map { SQLFragment.compose(" WHERE $0", $0) } }
+
+    /// The statement selecting the stored rows: filtered when the predicate translates, ordered
+    /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both
+    /// translate.
+    func select(paged: Bool) -> SQL {
+        var sql = SQL(text: TableSQL(entity: entity).select)
+        if let whereClause {
+            sql.text += whereClause.text
+            sql.bindings += whereClause.bindings
+        }
+        sql.text += orderBy ?? " ORDER BY \(TableSQL.primaryKey.quotedIdentifier) ASC"
+        if paged, isCompleteInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
+            sql.text += " LIMIT ? OFFSET ?"
+            sql.bindings += [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
+        }
+        return sql
+    }
+
+    /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
+    var count: SQL {
+        let table = entity.name.quotedIdentifier
+        let filter = whereClause ?? SQLFragment("")
+        guard descriptor.fetchLimit != nil || descriptor.fetchOffset != nil else {
+            return SQL(text: "SELECT COUNT(*) FROM \(table)\(filter.text)", bindings: filter.bindings)
+        }
+        return SQL(
+            text: "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(filter.text) LIMIT ? OFFSET ?)",
+            bindings: filter.bindings + [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))])
+    }
+}

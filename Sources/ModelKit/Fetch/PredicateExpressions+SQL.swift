@@ -1,0 +1,206 @@
+import Foundation
+
+/// A predicate node with a SQL translation. Conformances below cover the nodes `#Predicate`
+/// produces for comparisons, logic, arithmetic, strings, collections, optionals and conditionals.
+protocol SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment
+}
+
+extension PredicateExpressions.Variable: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try translator.variable(key)
+    }
+}
+
+extension PredicateExpressions.KeyPath: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard let variable = root as? PredicateExpressions.Variable<Root.Output> else { throw Untranslatable(self) }
+        return try translator.column(keyPath, root: variable.key)
+    }
+}
+
+extension PredicateExpressions.Value: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard let codec = ValueCodec.make(for: Output.self), let encoded = try? codec.encode(value) else {
+            throw Untranslatable("a value of type \(Output.self)")
+        }
+        return SQLFragment("?", bindings: [encoded], type: Output.self)
+    }
+}
+
+extension PredicateExpressions.NilLiteral: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment("NULL")
+    }
+}
+
+/// `==` and `!=` use SQLite's `IS` and `IS NOT`, which treat NULL as a value, as Swift treats
+/// nil. A NaN, stored as a blob, equals nothing.
+extension PredicateExpressions.Equal: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try equality(lhs, rhs, "IS", in: &translator)
+    }
+}
+
+extension PredicateExpressions.NotEqual: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try equality(lhs, rhs, "IS NOT", in: &translator)
+    }
+}
+
+private func equality(_ lhs: Any, _ rhs: Any, _ op: String, in translator: inout PredicateSQL) throws -> SQLFragment {
+    let left = try translator.translate(lhs)
+    let right = try translator.translate(rhs)
+    let comparison = SQLFragment.compose("($0 \(op) $1)", left, right)
+    guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
+    let nan = SQLFragment.compose("typeof($0) = 'blob' OR typeof($1) = 'blob'", left, right)
+    return op == "IS"
+        ? SQLFragment.compose("($0 AND NOT ($1))", comparison, nan)
+        : SQLFragment.compose("($0 OR $1)", comparison, nan)
+}
+
+/// `<`, `<=`, `>` and `>=`. Unsigned integers and decimals are stored in forms SQLite orders
+/// differently, so they stay in Swift; a NaN compares false, as in Swift.
+extension PredicateExpressions.Comparison: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        let left = try translator.translate(lhs)
+        let right = try translator.translate(rhs)
+        guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable(self) }
+        let symbol = switch op {
+        case .lessThan: "<"
+        case .lessThanOrEqual: "<="
+        case .greaterThan: ">"
+        case .greaterThanOrEqual: ">="
+        }
+        let comparison = SQLFragment.compose("($0 \(symbol) $1)", left, right)
+        guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
+        return SQLFragment.compose("($0 AND typeof($1) <> 'blob' AND typeof($2) <> 'blob')", comparison, left, right)
+    }
+}
+
+extension PredicateExpressions.Conjunction: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment.compose("($0 AND $1)", try translator.translate(lhs), try translator.translate(rhs))
+    }
+}
+
+extension PredicateExpressions.Disjunction: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment.compose("($0 OR $1)", try translator.translate(lhs), try translator.translate(rhs))
+    }
+}
+
+extension PredicateExpressions.Negation: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment.compose("(NOT $0)", try translator.translate(wrapped))
+    }
+}
+
+extension PredicateExpressions.Arithmetic: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        let symbol = switch op {
+        case .add: "+"
+        case .subtract: "-"
+        case .multiply: "*"
+        }
+        return try arithmetic(symbol, lhs, rhs, type: LHS.Output.self, in: &translator)
+    }
+}
+
+/// Integer `/` and `%` truncate toward zero in SQLite, as in Swift.
+extension PredicateExpressions.IntDivision: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try arithmetic("/", lhs, rhs, type: LHS.Output.self, in: &translator)
+    }
+}
+
+extension PredicateExpressions.IntRemainder: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try arithmetic("%", lhs, rhs, type: LHS.Output.self, in: &translator)
+    }
+}
+
+extension PredicateExpressions.FloatDivision: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try arithmetic("/", lhs, rhs, type: LHS.Output.self, in: &translator)
+    }
+}
+
+private func arithmetic(_ symbol: String, _ lhs: Any, _ rhs: Any, type: Any.Type, in translator: inout PredicateSQL) throws -> SQLFragment {
+    let left = try translator.translate(lhs)
+    let right = try translator.translate(rhs)
+    guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable("arithmetic on \(type)") }
+    return SQLFragment.compose("($0 \(symbol) $1)", left, right, type: type)
+}
+
+extension PredicateExpressions.UnaryMinus: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        let value = try translator.translate(wrapped)
+        guard !value.hasUnorderedStorage else { throw Untranslatable(self) }
+        return SQLFragment.compose("(-$0)", value, type: Output.self)
+    }
+}
+
+/// `string.contains(other)`, as `instr`, so `%`, `_` and quotes in the text match literally.
+extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard Base.Output.self == String.self, Other.Output.self == String.self else { throw Untranslatable(self) }
+        return SQLFragment.compose("(instr($0, $1) > 0)", try translator.translate(base), try translator.translate(other))
+    }
+}
+
+/// `string.starts(with: prefix)`: the first occurrence of the prefix is at the start.
+extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard Base.Output.self == String.self, Prefix.Output.self == String.self else { throw Untranslatable(self) }
+        return SQLFragment.compose("(instr($0, $1) = 1)", try translator.translate(base), try translator.translate(prefix))
+    }
+}
+
+/// `[values].contains(column)`, as `IN`, when the collection is a value.
+extension PredicateExpressions.SequenceContains: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard let values = sequence as? PredicateExpressions.Value<LHS.Output>,
+            let codec = ValueCodec.make(for: LHS.Output.Element.self)
+        else { throw Untranslatable(self) }
+        let element = try translator.translate(self.element)
+        guard !element.isFloatingPoint else { throw Untranslatable(self) }
+        let encoded = try values.value.map { try codec.encode($0) }
+        guard !encoded.isEmpty else { return SQLFragment("0") }
+        let placeholders = Array(repeating: "?", count: encoded.count).joined(separator: ", ")
+        let list = SQLFragment(placeholders, bindings: encoded)
+        return SQLFragment.compose("($0 IN ($1))", element, list)
+    }
+}
+
+/// `optional.flatMap { … }`, and optional chaining: nil stays nil, otherwise the transform runs
+/// on the unwrapped value.
+extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        let value = try translator.translate(wrapped)
+        let body = try translator.binding(variable.key, to: value) { try $0.translate(transform) }
+        return SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", value, body, type: Result.self)
+    }
+}
+
+extension PredicateExpressions.NilCoalesce: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment.compose("coalesce($0, $1)", try translator.translate(lhs), try translator.translate(rhs), type: Output.self)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        var value = try translator.translate(inner)
+        value.type = Output.self
+        return value
+    }
+}
+
+extension PredicateExpressions.Conditional: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        SQLFragment.compose(
+            "(CASE WHEN $0 THEN $1 ELSE $2 END)", try translator.translate(test), try translator.translate(trueBranch),
+            try translator.translate(falseBranch), type: Output.self)
+    }
+}
