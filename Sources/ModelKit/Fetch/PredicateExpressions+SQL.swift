@@ -126,17 +126,19 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable {
     }
 }
 
+/// Arithmetic stays in Swift for unsigned integers and decimals, whose stored forms are not their
+/// values, and for floating-point values, where a stored NaN would turn into a number.
 private func arithmetic(_ symbol: String, _ lhs: Any, _ rhs: Any, type: Any.Type, in translator: inout PredicateSQL) throws -> SQLFragment {
     let left = try translator.translate(lhs)
     let right = try translator.translate(rhs)
-    guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable("arithmetic on \(type)") }
+    guard left.isPlainNumber, right.isPlainNumber else { throw Untranslatable("arithmetic on \(type)") }
     return SQLFragment.compose("($0 \(symbol) $1)", left, right, type: type)
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         let value = try translator.translate(wrapped)
-        guard !value.hasUnorderedStorage else { throw Untranslatable(self) }
+        guard value.isPlainNumber else { throw Untranslatable(self) }
         return SQLFragment.compose("(-$0)", value, type: Output.self)
     }
 }

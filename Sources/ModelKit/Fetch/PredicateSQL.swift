@@ -109,6 +109,10 @@ struct SQLFragment: Equatable {
         return type is any UnsignedInteger.Type || type == Decimal.self
     }
 
+    /// Whether SQLite's arithmetic on the stored form gives Swift's answer: signed integers do;
+    /// unsigned integers, decimals and (possibly NaN) floating-point values do not.
+    var isPlainNumber: Bool { !isFloatingPoint && !hasUnorderedStorage }
+
     private static func unwrapped(_ type: Any.Type?) -> Any.Type? {
         guard let type else { return nil }
         return (type as? any OptionalProtocol.Type)?.wrappedType ?? type

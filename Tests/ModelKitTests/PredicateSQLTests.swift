@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import ModelKit
+
+/// The SQL text and bindings generated for predicates, checked without a database.
+@Suite struct PredicateSQLTests {
+    let entity = Schema([Ticket.self]).entities[0]
+
+    func sql(_ predicate: Predicate<Ticket>) throws -> SQLFragment {
+        try PredicateSQL.condition(for: predicate, entity: entity)
+    }
+
+    func untranslated(_ predicate: Predicate<Ticket>) -> String? {
+        do {
+            _ = try sql(predicate)
+            return nil
+        } catch {
+            return (error as? Untranslatable)?.node
+        }
+    }
+
+    @Test func comparisonsBindTheirValues() throws {
+        let fragment = try sql(#Predicate { $0.count > 3 && $0.title <= "m" })
+        #expect(fragment.text == #"(("count" > ?) AND ("title" <= ?))"#)
+        #expect(fragment.bindings == [.integer(3), .text("m")])
+    }
+
+    @Test func equalityIsNullSafe() throws {
+        #expect(try sql(#Predicate { $0.note == nil }).text == #"("note" IS NULL)"#)
+        #expect(try sql(#Predicate { $0.note != nil }).text == #"("note" IS NOT NULL)"#)
+        #expect(try sql(#Predicate { $0.title == "a" }).text == #"("title" IS ?)"#)
+    }
+
+    @Test func logicNegationAndBooleanProperties() throws {
+        #expect(try sql(#Predicate { $0.isOpen }).text == #""isOpen""#)
+        #expect(try sql(#Predicate { !$0.isOpen || $0.count == 1 }).text == #"((NOT "isOpen") OR ("count" IS ?))"#)
+    }
+
+    @Test func arithmetic() throws {
+        let fragment = try sql(#Predicate { $0.count * 2 + 1 > 5 && $0.count % 2 == 0 && -$0.count < 0 })
+        #expect(fragment.text == #"((((("count" * ?) + ?) > ?) AND (("count" % ?) IS ?)) AND ((-"count") < ?))"#)
+        #expect(fragment.bindings == [.integer(2), .integer(1), .integer(5), .integer(2), .integer(0), .integer(0)])
+    }
+
+    @Test func stringMatchingUsesInstrSoWildcardsAreLiteral() throws {
+        let fragment = try sql(#Predicate { $0.title.contains("50%_'\\") })
+        #expect(fragment.text == #"(instr("title", ?) > 0)"#)
+        #expect(fragment.bindings == [.text("50%_'\\")])
+        #expect(try sql(#Predicate { $0.title.starts(with: "ab") }).text == #"(instr("title", ?) = 1)"#)
+    }
+
+    @Test func collectionContainsBecomesIn() throws {
+        let kinds: [Kind] = [.bug, .idea]
+        let fragment = try sql(#Predicate { kinds.contains($0.kind) })
+        #expect(fragment.text == #"("kind" IN (?, ?))"#)
+        #expect(fragment.bindings == [.text("bug"), .text("idea")])
+        let none: [Int] = []
+        #expect(try sql(#Predicate { none.contains($0.count) }).text == "0")
+    }
+
+    @Test func enumsCompareByRawValue() throws {
+        let high = Priority.high
+        let bug = Kind.bug
+        let fragment = try sql(#Predicate { $0.priority == high && $0.kind != bug })
+        #expect(fragment.bindings == [.integer(2), .text("bug")])
+    }
+
+    @Test func optionalsChainCoalesceAndFlatMap() throws {
+        let chained = try sql(#Predicate { $0.note?.starts(with: "x") == true })
+        #expect(chained.text == #"((CASE WHEN "note" IS NULL THEN NULL ELSE (instr("note", ?) = 1) END) IS ?)"#)
+        #expect(chained.bindings == [.text("x"), .integer(1)])
+        let coalesced = try sql(#Predicate { ($0.note ?? "") == "" })
+        #expect(coalesced.text == #"(coalesce("note", ?) IS ?)"#)
+        let mapped = try sql(#Predicate { $0.note.flatMap { $0.contains("q") } ?? false })
+        #expect(mapped.text == #"coalesce((CASE WHEN "note" IS NULL THEN NULL ELSE (instr("note", ?) > 0) END), ?)"#)
+    }
+
+    @Test func ternaryBecomesCase() throws {
+        let fragment = try sql(#Predicate { ($0.isOpen ? $0.count : 0) > 1 })
+        #expect(fragment.text == #"((CASE WHEN "isOpen" THEN "count" ELSE ? END) > ?)"#)
+    }
+
+    @Test func datesUUIDsAndURLsBindTheirStoredForm() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 100.5)
+        let token = UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!
+        let link = URL(string: "https://example.com/a")!
+        let fragment = try sql(#Predicate { $0.due < date && $0.token == token && $0.link == link })
+        #expect(fragment.bindings == [.real(100.5), .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), .text("https://example.com/a")])
+    }
+
+    @Test func floatingComparisonsExcludeNaN() throws {
+        let fragment = try sql(#Predicate { $0.score > 1.5 })
+        #expect(fragment.text == #"(("score" > ?) AND typeof("score") <> 'blob' AND typeof(?) <> 'blob')"#)
+        #expect(fragment.bindings == [.real(1.5), .real(1.5)])
+    }
+
+    @Test func constructsSQLiteWouldAnswerDifferentlyStayInSwift() {
+        #expect(untranslated(#Predicate { $0.big > 5 }) == "Comparison<KeyPath<Variable<Ticket>, UInt64>, Value<UInt64>>")
+        #expect(untranslated(#Predicate { $0.amount > 5 }) != nil)
+        #expect(untranslated(#Predicate { $0.tags.contains("a") }) != nil)
+        #expect(untranslated(#Predicate { $0.title.count > 3 }) == "KeyPath<KeyPath<Variable<Ticket>, String>, Int>")
+        #expect(untranslated(#Predicate { ($0.note?.count ?? 0) > 2 }) != nil)
+    }
+}
