@@ -9,6 +9,7 @@ struct ModelKitMacrosPlugin: PluginProvider {
         switch typeName {
         case "ModelMacro": ModelMacro.self
         case "PersistedPropertyMacro": PersistedPropertyMacro.self
+        case "IndexMacro": IndexMacro.self
         case "MarkerMacro": MarkerMacro.self
         default: throw PluginError(message: "ModelKitMacros has no macro named \(typeName)")
         }

@@ -119,3 +119,22 @@ import Testing
         #expect(result.diagnostics.contains { $0.hasPrefix(message) }, "\(result.diagnostics)")
     }
 }
+
+@Suite struct IndexMacroTests {
+    @Test func indexExpandsToAStaticListOfKeyPathGroups() {
+        let result = expand("#Index<Trip>([\\.name], [\\.start, \\.end])", with: ["Index": IndexMacro.self])
+        #expect(result.diagnostics.isEmpty)
+        #expect(
+            result.source == """
+                public static var _modelKitIndexes: [[AnyKeyPath]] {
+                    let groups: [[PartialKeyPath<Trip>]] = [[\\.name], [\\.start, \\.end]]
+                    return groups
+                }
+                """)
+    }
+
+    @Test func uniqueWithoutAModelTypeGetsAClearDiagnostic() {
+        let result = expand("#Unique([\\.name])", with: ["Unique": IndexMacro.self])
+        #expect(result.diagnostics.first?.hasPrefix("#Unique needs the model type") == true)
+    }
+}

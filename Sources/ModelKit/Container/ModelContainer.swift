@@ -25,6 +25,10 @@ public final class ModelContainer: Sendable {
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
         let configuration = configurations.first ?? ModelConfiguration()
         for entity in schema.entities {
+            if let keyPath = entity.invalidKeyPath {
+                throw ModelKitError.invalidSchema(
+                    entity: entity.name, reason: "#Index or #Unique names \(keyPath), which is not a persisted property")
+            }
             for property in entity.properties where property.codec == nil {
                 throw ModelKitError.unsupportedPropertyType(
                     entity: entity.name, property: property.name, type: String(reflecting: property.valueType))

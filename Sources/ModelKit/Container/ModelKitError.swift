@@ -10,6 +10,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case incompatibleSchemaChange(entity: String, property: String, reason: String)
     /// A persisted property has a type ModelKit cannot store.
     case unsupportedPropertyType(entity: String, property: String, type: String)
+    /// The model's declaration cannot be stored as written, for example an index on a property
+    /// that is not persisted.
+    case invalidSchema(entity: String, reason: String)
     /// The model type is not in the container's schema.
     case modelNotInSchema(String)
     /// `save()` was called on a container configured with `allowsSave: false`.
@@ -32,6 +35,8 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .unsupportedPropertyType(let entity, let property, let type):
             "\(entity).\(property) has type \(type), which ModelKit cannot store. Use a primitive, "
                 + "a RawRepresentable enum, a Codable value, or mark the property @Transient."
+        case .invalidSchema(let entity, let reason):
+            "\(entity): \(reason)."
         case .modelNotInSchema(let name):
             "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
         case .saveNotAllowed(let url):

@@ -80,7 +80,7 @@ extension ModelContext {
         let statement = try connection.statement(TableSQL(entity: entity).insert)
         try statement.bind(try entity.properties.map { try $0.codec!.encode($0.read(model)) })
         defer { statement.reset() }
-        guard entity.uniqueProperties.isEmpty else {
+        guard entity.uniqueConstraints.isEmpty else {
             _ = try statement.step()
             return statement.int64(at: 0)
         }

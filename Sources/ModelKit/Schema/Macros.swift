@@ -36,3 +36,14 @@ public macro Attribute(
 /// models loaded from the store start with.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "ModelKitMacros", type: "MarkerMacro")
+
+/// Declares indexes on a model, inside its class: `#Index<Trip>([\.name], [\.start, \.end])`
+/// creates one index per array of key paths, on new and existing stores.
+@freestanding(declaration, names: named(_modelKitIndexes))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
+
+/// Declares compound unique constraints on a model, inside its class:
+/// `#Unique<Trip>([\.name, \.start])`. Inserting a model whose values for one of the arrays are
+/// already stored updates the stored row, as `@Attribute(.unique)` does.
+@freestanding(declaration, names: named(_modelKitUniqueConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")

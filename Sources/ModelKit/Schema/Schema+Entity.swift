@@ -7,20 +7,41 @@ extension Schema {
         public let properties: [PropertyMetadata]
         let type: any PersistentModel.Type
         private let columnsByKeyPath: [AnyKeyPath: Int]
+        /// Groups of properties whose values are unique together: each `@Attribute(.unique)`
+        /// property alone, then each `#Unique` group.
+        let uniqueConstraints: [[PropertyMetadata]]
+        /// Groups of properties to index, from `#Index`.
+        let indexes: [[PropertyMetadata]]
+        /// A `#Index` or `#Unique` key path that is not a persisted property, if any.
+        let invalidKeyPath: AnyKeyPath?
 
         init(_ type: any PersistentModel.Type) {
             self.type = type
             name = type.entityName
-            properties = type.schemaMetadata
-            columnsByKeyPath = Dictionary(
+            let properties = type.schemaMetadata
+            self.properties = properties
+            let columnsByKeyPath = Dictionary(
                 properties.enumerated().map { ($0.element.keyPath, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            self.columnsByKeyPath = columnsByKeyPath
+            var invalidKeyPath: AnyKeyPath?
+            func resolve(_ groups: [[AnyKeyPath]]) -> [[PropertyMetadata]] {
+                groups.map { group in
+                    group.compactMap { keyPath in
+                        guard let column = columnsByKeyPath[keyPath] else {
+                            invalidKeyPath = invalidKeyPath ?? keyPath
+                            return nil
+                        }
+                        return properties[column]
+                    }
+                }.filter { !$0.isEmpty }
+            }
+            uniqueConstraints = properties.filter(\.isUnique).map { [$0] } + resolve(type._modelKitUniqueConstraints)
+            indexes = resolve(type._modelKitIndexes)
+            self.invalidKeyPath = invalidKeyPath
         }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
-
-        /// The properties stored with `@Attribute(.unique)`.
-        var uniqueProperties: [PropertyMetadata] { properties.filter(\.isUnique) }
 
         public var description: String { name }
     }

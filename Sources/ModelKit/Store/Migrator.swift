@@ -34,10 +34,8 @@ struct Migrator {
         let existing = try columns(of: entity)
         guard !existing.isEmpty else {
             try connection.execute(table.createTable)
-            for property in entity.properties {
-                try record(property, of: entity)
-                if property.isUnique { try addUniqueIndex(property, of: entity) }
-            }
+            for property in entity.properties { try record(property, of: entity) }
+            try createIndexes(of: entity)
             return
         }
         let recorded = try recordedTypes(of: entity)
@@ -65,8 +63,8 @@ struct Migrator {
                 }
             }
             try record(property, of: entity)
-            if property.isUnique { try addUniqueIndex(property, of: entity) }
         }
+        try createIndexes(of: entity)
     }
 
     /// Throws when a stored column cannot hold the property as now declared.
@@ -117,12 +115,20 @@ struct Migrator {
             .run([.text(entity.name), .text(property.name), .text(codec.storedTypeName), .integer(codec.isOptional ? 1 : 0)])
     }
 
-    private func addUniqueIndex(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
-        do {
-            try connection.execute(TableSQL(entity: entity).uniqueIndex(property))
-        } catch let error as SQLiteError where error.isConstraintViolation {
-            throw ModelKitError.incompatibleSchemaChange(
-                entity: entity.name, property: property.name, reason: "became unique, but stored rows repeat values")
+    /// Creates the unique constraints and indexes the store lacks.
+    private func createIndexes(of entity: Schema.Entity) throws {
+        let table = TableSQL(entity: entity)
+        for constraint in entity.uniqueConstraints {
+            do {
+                try connection.execute(table.createIndex(on: constraint, unique: true))
+            } catch let error as SQLiteError where error.isConstraintViolation {
+                throw ModelKitError.incompatibleSchemaChange(
+                    entity: entity.name, property: constraint.map(\.name).joined(separator: ", "),
+                    reason: "became unique, but stored rows repeat values")
+            }
+        }
+        for index in entity.indexes {
+            try connection.execute(table.createIndex(on: index, unique: false))
         }
     }
 }

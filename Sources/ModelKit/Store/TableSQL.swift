@@ -18,9 +18,12 @@ struct TableSQL {
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
 
-    func uniqueIndex(_ property: Schema.PropertyMetadata) -> String {
-        let index = "\(entity.name)_\(property.name)_unique".quotedIdentifier
-        return "CREATE UNIQUE INDEX IF NOT EXISTS \(index) ON \(table) (\(property.name.quotedIdentifier))"
+    /// Creates the index over `properties` if the store lacks it.
+    func createIndex(on properties: [Schema.PropertyMetadata], unique: Bool) -> String {
+        let names = properties.map(\.name)
+        let index = "\(entity.name)_\(names.joined(separator: "_"))_\(unique ? "unique" : "index")".quotedIdentifier
+        let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
+        return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index) ON \(table) (\(columns))"
     }
 
     /// `SELECT _pk, <columns> FROM <table>`, the shape ``ModelRow`` reads.
@@ -28,16 +31,16 @@ struct TableSQL {
         "SELECT \(([Self.primaryKey.quotedIdentifier] + columns).joined(separator: ", ")) FROM \(table)"
     }
 
-    /// An insert of every column. With unique properties, a conflict on any of them updates the
+    /// An insert of every column. With unique constraints, a conflict on any of them updates the
     /// stored row instead, and the statement returns the row's primary key.
     var insert: String {
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         var sql = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-        let unique = entity.uniqueProperties
-        guard !unique.isEmpty else { return sql }
+        guard !entity.uniqueConstraints.isEmpty else { return sql }
         let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        for property in unique {
-            sql += " ON CONFLICT (\(property.name.quotedIdentifier)) DO UPDATE SET \(assignments)"
+        for constraint in entity.uniqueConstraints {
+            let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
+            sql += " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
         }
         return sql + " RETURNING \(Self.primaryKey.quotedIdentifier)"
     }
