@@ -77,6 +77,7 @@ var targets: [Target] = [
         dependencies: [sqliteDependency, "ModelKitMacros"]
     ),
     .target(name: "AppState", dependencies: swiftDataDependency),
+    .executableTarget(name: "modelkit-bench", dependencies: ["ModelKit", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
     .target(name: "TodoList", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/TodoList"),
     .executableTarget(name: "todo", dependencies: ["TodoList", "AppState"] + swiftDataDependency, path: "Examples/todo"),

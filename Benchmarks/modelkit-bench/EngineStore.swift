@@ -1,0 +1,57 @@
+import Foundation
+import ModelKit
+
+/// Each case through ModelKit, as an app would write it.
+final class EngineStore {
+    let container: ModelContainer
+
+    init(url: URL) throws {
+        container = try ModelContainer(for: BenchItem.self, configurations: ModelConfiguration(url: url))
+    }
+
+    func insert(_ count: Int) throws {
+        let context = ModelContext(container)
+        for i in 0..<count {
+            context.insert(BenchItem(key: i, name: BenchData.name(i), value: BenchData.value(i), flag: BenchData.flag(i)))
+        }
+        try context.save()
+    }
+
+    func fetchAll() throws -> [BenchItem] {
+        try ModelContext(container).fetch(FetchDescriptor<BenchItem>())
+    }
+
+    func fetch(keys: [Int]) throws -> Int {
+        let context = ModelContext(container)
+        var found = 0
+        for key in keys {
+            found += try context.fetch(FetchDescriptor<BenchItem>(predicate: #Predicate { $0.key == key })).count
+        }
+        return found
+    }
+
+    func fetchRange(from low: Double, to high: Double, limit: Int) throws -> [BenchItem] {
+        var descriptor = FetchDescriptor<BenchItem>(
+            predicate: #Predicate { $0.value >= low && $0.value < high }, sortBy: [SortDescriptor(\.value)])
+        descriptor.fetchLimit = limit
+        return try ModelContext(container).fetch(descriptor)
+    }
+
+    func countFlagged() throws -> Int {
+        try ModelContext(container).fetchCount(FetchDescriptor<BenchItem>(predicate: #Predicate { $0.flag }))
+    }
+
+    func updateAll() throws {
+        let context = ModelContext(container)
+        for item in try context.fetch(FetchDescriptor<BenchItem>()) { item.flag.toggle() }
+        try context.save()
+    }
+
+    func countAll() throws -> Int {
+        try ModelContext(container).fetchCount(FetchDescriptor<BenchItem>())
+    }
+
+    func deleteAll() throws {
+        try ModelContext(container).delete(model: BenchItem.self)
+    }
+}

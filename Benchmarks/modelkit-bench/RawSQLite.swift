@@ -1,0 +1,137 @@
+import Foundation
+
+#if canImport(SQLite3)
+import SQLite3
+#else
+import CSQLite
+#endif
+
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// The floor: each case written by hand against SQLite's C API, reading into plain structs, with
+/// prepared statements, one transaction per write, and the engine's schema and indexes.
+final class RawStore {
+    private var db: OpaquePointer?
+
+    init(path: String) {
+        guard sqlite3_open(path, &db) == SQLITE_OK else { fatalError("cannot open \(path)") }
+        exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL")
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    func createSchema() {
+        exec(
+            """
+            CREATE TABLE "BenchItem" ("_pk" INTEGER PRIMARY KEY, "key" INTEGER, "name" TEXT, "value" REAL, "flag" INTEGER);
+            CREATE UNIQUE INDEX "BenchItem_key_unique" ON "BenchItem" ("key");
+            CREATE INDEX "BenchItem_value_index" ON "BenchItem" ("value");
+            """)
+    }
+
+    func insert(_ count: Int) {
+        exec("BEGIN IMMEDIATE")
+        let statement = prepare(#"INSERT INTO "BenchItem" ("key", "name", "value", "flag") VALUES (?, ?, ?, ?)"#)
+        for i in 0..<count {
+            sqlite3_bind_int64(statement, 1, Int64(i))
+            sqlite3_bind_text(statement, 2, BenchData.name(i), -1, transient)
+            sqlite3_bind_double(statement, 3, BenchData.value(i))
+            sqlite3_bind_int64(statement, 4, BenchData.flag(i) ? 1 : 0)
+            guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(message) }
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        exec("COMMIT")
+    }
+
+    func fetchAll() -> [RawItem] {
+        rows(prepare(#"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem""#))
+    }
+
+    func fetch(key: Int) -> [RawItem] {
+        let statement = pointStatement
+        sqlite3_bind_int64(statement, 1, Int64(key))
+        defer { sqlite3_reset(statement) }
+        return read(statement)
+    }
+
+    private lazy var pointStatement = prepare(#"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem" WHERE "key" = ?"#)
+
+    func fetchRange(from low: Double, to high: Double, limit: Int) -> [RawItem] {
+        let statement = prepare(
+            #"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem" WHERE "value" >= ? AND "value" < ? ORDER BY "value" LIMIT ?"#)
+        sqlite3_bind_double(statement, 1, low)
+        sqlite3_bind_double(statement, 2, high)
+        sqlite3_bind_int64(statement, 3, Int64(limit))
+        return rows(statement)
+    }
+
+    func countFlagged() -> Int {
+        count(#"SELECT COUNT(*) FROM "BenchItem" WHERE "flag""#)
+    }
+
+    func countAll() -> Int {
+        count(#"SELECT COUNT(*) FROM "BenchItem""#)
+    }
+
+    private func count(_ sql: String) -> Int {
+        let statement = prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { fatalError(message) }
+        return Int(sqlite3_column_int64(statement, 0))
+    }
+
+    /// Reads every row, flips `flag` on each, and writes the rows back by primary key.
+    func updateAll() {
+        var items = fetchAll()
+        for index in items.indices { items[index].flag.toggle() }
+        exec("BEGIN IMMEDIATE")
+        let statement = prepare(#"UPDATE "BenchItem" SET "flag" = ? WHERE "_pk" = ?"#)
+        for item in items {
+            sqlite3_bind_int64(statement, 1, item.flag ? 1 : 0)
+            sqlite3_bind_int64(statement, 2, item.pk)
+            guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(message) }
+            sqlite3_reset(statement)
+        }
+        sqlite3_finalize(statement)
+        exec("COMMIT")
+    }
+
+    func deleteAll() {
+        exec("BEGIN IMMEDIATE")
+        exec(#"DELETE FROM "BenchItem""#)
+        exec("COMMIT")
+    }
+
+    private func rows(_ statement: OpaquePointer?) -> [RawItem] {
+        defer { sqlite3_finalize(statement) }
+        return read(statement)
+    }
+
+    private func read(_ statement: OpaquePointer?) -> [RawItem] {
+        var items: [RawItem] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            items.append(
+                RawItem(
+                    pk: sqlite3_column_int64(statement, 0),
+                    key: Int(sqlite3_column_int64(statement, 1)),
+                    name: String(cString: sqlite3_column_text(statement, 2)),
+                    value: sqlite3_column_double(statement, 3),
+                    flag: sqlite3_column_int64(statement, 4) != 0))
+        }
+        return items
+    }
+
+    private func prepare(_ sql: String) -> OpaquePointer? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { fatalError(message) }
+        return statement
+    }
+
+    private func exec(_ sql: String) {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(message) }
+    }
+
+    private var message: String { String(cString: sqlite3_errmsg(db)) }
+}

@@ -1,0 +1,172 @@
+// modelkit-bench: ModelKit side by side with hand-written SQLite, in one run.
+//
+//     swift run -c release modelkit-bench [--rows N] [--runs R] [--json]
+//
+// Each case does the same work through ModelKit and through raw SQLite C calls into plain structs,
+// on on-disk stores in a temporary directory with the same schema and indexes. Each runs R times
+// (5 by default); the table shows medians, their ratio, and each side's peak resident memory.
+
+import Foundation
+
+struct Options {
+    var rows = 100_000
+    var runs = 5
+    var json = false
+
+    init(_ arguments: [String]) {
+        var arguments = arguments[...]
+        while let argument = arguments.popFirst() {
+            switch argument {
+            case "--rows": rows = number(arguments.popFirst())
+            case "--runs": runs = number(arguments.popFirst())
+            case "--json": json = true
+            default: usage()
+            }
+        }
+        if rows < 1000 || runs < 1 { usage() }
+    }
+}
+
+func number(_ text: String?) -> Int {
+    guard let text, let value = Int(text) else { usage() }
+    return value
+}
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json]\n".utf8))
+    exit(2)
+}
+
+struct CaseResult: Encodable {
+    let name: String
+    let engineSeconds: Double
+    let rawSeconds: Double
+    let ratio: Double
+    let enginePeakMegabytes: Double?
+    let rawPeakMegabytes: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case engineSeconds = "engine_seconds"
+        case rawSeconds = "raw_seconds"
+        case ratio
+        case enginePeakMegabytes = "engine_peak_mb"
+        case rawPeakMegabytes = "raw_peak_mb"
+    }
+}
+
+/// Times `runs` runs of each side; `body` returns the seconds of its timed part.
+func measure(_ name: String, runs: Int, engine: () throws -> Double, raw: () throws -> Double) rethrows -> CaseResult {
+    resetPeakResident()
+    let engineSeconds = median(try (0..<runs).map { _ in try engine() })
+    let enginePeak = peakResidentMegabytes()
+    resetPeakResident()
+    let rawSeconds = median(try (0..<runs).map { _ in try raw() })
+    let rawPeak = peakResidentMegabytes()
+    return CaseResult(
+        name: name, engineSeconds: engineSeconds, rawSeconds: rawSeconds, ratio: engineSeconds / rawSeconds,
+        enginePeakMegabytes: enginePeak, rawPeakMegabytes: rawPeak)
+}
+
+func run(_ options: Options) throws -> [CaseResult] {
+    let n = options.rows
+    let runs = options.runs
+    var results: [CaseResult] = []
+
+    results.append(
+        try measure("insert", runs: runs) {
+            try withTemporaryDirectory { directory in
+                let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+                return try seconds { try engine.insert(n) }
+            }
+        } raw: {
+            try withTemporaryDirectory { directory in
+                let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+                raw.createSchema()
+                return seconds { raw.insert(n) }
+            }
+        })
+
+    try withTemporaryDirectory { directory in
+        let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+        try engine.insert(n)
+        let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+        raw.createSchema()
+        raw.insert(n)
+
+        results.append(
+            try measure("fetch_all", runs: runs) {
+                try seconds { let count = try engine.fetchAll().count; precondition(count == n) }
+            } raw: {
+                seconds { precondition(raw.fetchAll().count == n) }
+            })
+
+        let keys = (0..<1000).map { ($0 &* 7919) % n }
+        results.append(
+            try measure("fetch_point", runs: runs) {
+                try seconds { let found = try engine.fetch(keys: keys); precondition(found == 1000) }
+            } raw: {
+                seconds { precondition(keys.reduce(0) { $0 + raw.fetch(key: $1).count } == 1000) }
+            })
+
+        results.append(
+            try measure("fetch_range_sorted_limit", runs: runs) {
+                try seconds { let count = try engine.fetchRange(from: 250, to: 750, limit: 100).count; precondition(count == 100) }
+            } raw: {
+                seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
+            })
+
+        let flagged = raw.countFlagged()
+        results.append(
+            try measure("count", runs: runs) {
+                try seconds { let count = try engine.countFlagged(); precondition(count == flagged) }
+            } raw: {
+                seconds { precondition(raw.countFlagged() == flagged) }
+            })
+
+        results.append(
+            try measure("update_all", runs: runs) {
+                try seconds { try engine.updateAll() }
+            } raw: {
+                seconds { raw.updateAll() }
+            })
+
+        results.append(
+            try measure("delete_all", runs: runs) {
+                if try engine.countAll() == 0 { try engine.insert(n) }
+                return try seconds { try engine.deleteAll() }
+            } raw: {
+                if raw.countAll() == 0 { raw.insert(n) }
+                return seconds { raw.deleteAll() }
+            })
+    }
+    return results
+}
+
+func printTable(_ results: [CaseResult], options: Options) {
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    print("modelkit-bench: \(options.rows) rows, median of \(options.runs) runs, \(cores) cores")
+    print("case                       engine s     raw s   ratio  engine MB  raw MB")
+    for result in results {
+        let megabytes = { (value: Double?) in value.map { String(format: "%9.0f", $0) } ?? "        -" }
+        print(
+            result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+                + String(format: " %10.4f %9.4f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
+                + " \(megabytes(result.enginePeakMegabytes))  \(megabytes(result.rawPeakMegabytes))")
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+do {
+    let results = try run(options)
+    if options.json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(results), as: UTF8.self))
+    } else {
+        printTable(results, options: options)
+    }
+} catch {
+    FileHandle.standardError.write(Data("modelkit-bench: \(error)\n".utf8))
+    exit(1)
+}
