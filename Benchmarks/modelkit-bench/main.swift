@@ -12,6 +12,7 @@ struct Options {
     var rows = 100_000
     var runs = 5
     var json = false
+    var only: String?
 
     init(_ arguments: [String]) {
         var arguments = arguments[...]
@@ -20,6 +21,9 @@ struct Options {
             case "--rows": rows = number(arguments.popFirst())
             case "--runs": runs = number(arguments.popFirst())
             case "--json": json = true
+            case "--only":
+                guard let name = arguments.popFirst() else { usage() }
+                only = name
             default: usage()
             }
         }
@@ -33,7 +37,7 @@ func number(_ text: String?) -> Int {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json]\n".utf8))
+    FileHandle.standardError.write(Data("usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE]\n".utf8))
     exit(2)
 }
 
@@ -55,8 +59,11 @@ struct CaseResult: Encodable {
     }
 }
 
-/// Times `runs` runs of each side; `body` returns the seconds of its timed part.
-func measure(_ name: String, runs: Int, engine: () throws -> Double, raw: () throws -> Double) rethrows -> CaseResult {
+/// Times `runs` runs of each side; `body` returns the seconds of its timed part. Returns nil for a
+/// case that `--only` leaves out.
+func measure(_ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double) rethrows -> CaseResult? {
+    if let only = options.only, only != name { return nil }
+    let runs = options.runs
     resetPeakResident()
     let engineSeconds = median(try (0..<runs).map { _ in try engine() })
     let enginePeak = peakResidentMegabytes()
@@ -70,11 +77,10 @@ func measure(_ name: String, runs: Int, engine: () throws -> Double, raw: () thr
 
 func run(_ options: Options) throws -> [CaseResult] {
     let n = options.rows
-    let runs = options.runs
     var results: [CaseResult] = []
 
-    results.append(
-        try measure("insert", runs: runs) {
+    results.appendIfPresent(
+        try measure("insert", options) {
             try withTemporaryDirectory { directory in
                 let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
                 return try seconds { try engine.insert(n) }
@@ -94,45 +100,45 @@ func run(_ options: Options) throws -> [CaseResult] {
         raw.createSchema()
         raw.insert(n)
 
-        results.append(
-            try measure("fetch_all", runs: runs) {
+        results.appendIfPresent(
+            try measure("fetch_all", options) {
                 try seconds { let count = try engine.fetchAll().count; precondition(count == n) }
             } raw: {
                 seconds { precondition(raw.fetchAll().count == n) }
             })
 
         let keys = (0..<1000).map { ($0 &* 7919) % n }
-        results.append(
-            try measure("fetch_point", runs: runs) {
+        results.appendIfPresent(
+            try measure("fetch_point", options) {
                 try seconds { let found = try engine.fetch(keys: keys); precondition(found == 1000) }
             } raw: {
                 seconds { precondition(keys.reduce(0) { $0 + raw.fetch(key: $1).count } == 1000) }
             })
 
-        results.append(
-            try measure("fetch_range_sorted_limit", runs: runs) {
+        results.appendIfPresent(
+            try measure("fetch_range_sorted_limit", options) {
                 try seconds { let count = try engine.fetchRange(from: 250, to: 750, limit: 100).count; precondition(count == 100) }
             } raw: {
                 seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
             })
 
         let flagged = raw.countFlagged()
-        results.append(
-            try measure("count", runs: runs) {
+        results.appendIfPresent(
+            try measure("count", options) {
                 try seconds { let count = try engine.countFlagged(); precondition(count == flagged) }
             } raw: {
                 seconds { precondition(raw.countFlagged() == flagged) }
             })
 
-        results.append(
-            try measure("update_all", runs: runs) {
+        results.appendIfPresent(
+            try measure("update_all", options) {
                 try seconds { try engine.updateAll() }
             } raw: {
                 seconds { raw.updateAll() }
             })
 
-        results.append(
-            try measure("delete_all", runs: runs) {
+        results.appendIfPresent(
+            try measure("delete_all", options) {
                 if try engine.countAll() == 0 { try engine.insert(n) }
                 return try seconds { try engine.deleteAll() }
             } raw: {
@@ -141,6 +147,12 @@ func run(_ options: Options) throws -> [CaseResult] {
             })
     }
     return results
+}
+
+extension Array {
+    mutating func appendIfPresent(_ element: Element?) {
+        if let element { append(element) }
+    }
 }
 
 func printTable(_ results: [CaseResult], options: Options) {

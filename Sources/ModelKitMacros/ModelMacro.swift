@@ -19,6 +19,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let loads = properties.enumerated()
             .map { "_\($0.element.name) = try row.value(at: \($0.offset))" }
             .joined(separator: "\n")
+        let encodings = properties.enumerated()
+            .map { "case \($0.offset): try SQLValue._encode(_\($0.element.name))" }
+            + ["default: preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")"]
         let metadata = properties.map { property in
             var arguments = "name: \"\(property.name)\", keyPath: \\\(typeName).\(property.name)"
             if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
@@ -30,6 +33,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """
             public required init(_modelKitRow row: ModelRow) throws {
             \(raw: loads)
+            }
+            """,
+            """
+            public func _modelKitValue(at column: Int) throws -> SQLValue {
+                switch column {
+            \(raw: encodings.joined(separator: "\n"))
+                }
             }
             """,
             """

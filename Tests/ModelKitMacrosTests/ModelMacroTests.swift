@@ -93,6 +93,19 @@ import Testing
                         _count = try row.value(at: 2)
                     }
 
+                    public func _modelKitValue(at column: Int) throws -> SQLValue {
+                        switch column {
+                        case 0:
+                            try SQLValue._encode(_title)
+                        case 1:
+                            try SQLValue._encode(_code)
+                        case 2:
+                            try SQLValue._encode(_count)
+                        default:
+                            preconditionFailure("Item has no persisted property at column \\(column)")
+                        }
+                    }
+
                     public static var schemaMetadata: [Schema.PropertyMetadata] {
                         [
                             Schema.PropertyMetadata(name: "title", keyPath: \\Item.title),

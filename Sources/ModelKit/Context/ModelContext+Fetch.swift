@@ -55,8 +55,7 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         var sql = plan.select(paged: true)
-        sql.text = sql.text.replacingOccurrences(
-            of: TableSQL(entity: plan.entity).select, with: "SELECT \(TableSQL.primaryKey.quotedIdentifier) FROM \(plan.entity.name.quotedIdentifier)")
+        sql.text = sql.text.replacingOccurrences(of: plan.entity.sql.select, with: plan.entity.sql.selectPrimaryKeys)
         let storeIdentifier = container.store.identifier
         return try run {
             try connection().statement(sql.text).rows(sql.bindings).compactMap { row in
@@ -84,14 +83,20 @@ extension ModelContext {
         while remaining > 0 {
             batch.fetchOffset = offset
             batch.fetchLimit = min(batchSize, remaining)
-            let models = try rows(of: T.self, entity: plan.entity, sql: FetchPlan(batch, entity: plan.entity).select(paged: true))
-            try models.forEach(block)
-            if models.count < batchSize { break }
-            offset += models.count
-            remaining -= models.count
-            forgetReleasedModels()
+            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity), block)
+            registered.sweep()
+            if loaded < batchSize { break }
+            offset += loaded
+            remaining -= loaded
         }
-        forgetReleasedModels()
+    }
+
+    /// Calls `block` with each model of one batch and returns how many there were. The batch's
+    /// models are released when it returns, so the identity map can let them go.
+    private func enumerateBatch<T: PersistentModel>(_ plan: FetchPlan<T>, _ block: (T) throws -> Void) throws -> Int {
+        let models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: true))
+        try models.forEach(block)
+        return models.count
     }
 
     /// Deletes every stored model of `model` matching `predicate` (all of them when nil) in one
@@ -105,7 +110,7 @@ extension ModelContext {
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = false
         let plan = try plan(for: descriptor)
-        let table = TableSQL(entity: plan.entity)
+        let table = plan.entity.sql
         let pk = TableSQL.primaryKey.quotedIdentifier
         let statements: [SQL]
         if plan.filtersInSQL {
@@ -132,9 +137,9 @@ extension ModelContext {
         }
         var identifiers: [PersistentIdentifier] = []
         for rowID in deleted {
-            let key = RowKey(entityName: plan.entity.name, rowID: rowID)
-            identifiers.append(PersistentIdentifier(entityName: key.entityName, storeIdentifier: container.store.identifier, key: .row(rowID)))
-            guard let model = registered.removeValue(forKey: key)?.model else { continue }
+            let key = RowKey(entity: plan.entity, rowID: rowID)
+            identifiers.append(PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: container.store.identifier, key: .row(rowID)))
+            guard let model = registered.removeValue(forKey: key) as? any PersistentModel else { continue }
             changed.remove(model)
             self.deleted.remove(model)
             model._$modelKit.isDeleted = true
@@ -185,11 +190,6 @@ extension ModelContext {
 
     private func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {
         [inserted, changed, deleted].contains { pending in pending.models.contains { $0 is T } }
-    }
-
-    /// Drops identity-map entries whose models were released.
-    private func forgetReleasedModels() {
-        registered = registered.filter { $0.value.model != nil }
     }
 
     /// Sorts by the descriptors, keeping the given order among equals.

@@ -52,12 +52,12 @@ extension ModelContext {
             storage.storeIdentifier = container.store.identifier
             storage.isInserted = false
             storage.changedColumns.removeAll()
-            registered[RowKey(entityName: type(of: model).entityName, rowID: rowID)] = WeakModel(model)
+            registered.insert(model, for: RowKey(model))
         }
         for model in changedModels { model._$modelKit.changedColumns.removeAll() }
         for model in deleted.models {
-            if let rowID = model._$modelKit.rowID {
-                registered[RowKey(entityName: type(of: model).entityName, rowID: rowID)] = nil
+            if model._$modelKit.rowID != nil {
+                registered.removeValue(forKey: RowKey(model))
             }
             model._$modelKit.context = nil
         }
@@ -77,8 +77,8 @@ extension ModelContext {
     /// Inserts the model's row and returns its primary key.
     private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
         let entity = try entity(for: type(of: model))
-        let statement = try connection.statement(TableSQL(entity: entity).insert)
-        try statement.bind(try entity.properties.map { try $0.codec!.encode($0.read(model)) })
+        let statement = try connection.statement(entity.sql.insert)
+        try statement.bind(try entity.columns.indices.map { try model._modelKitValue(at: $0) })
         defer { statement.reset() }
         guard entity.uniqueConstraints.isEmpty else {
             _ = try statement.step()
@@ -94,12 +94,12 @@ extension ModelContext {
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
         let entity = try entity(for: type(of: model))
         let columns = storage.changedColumns.sorted()
-        let values = try columns.map { entity.properties[$0] }.map { try $0.codec!.encode($0.read(model)) }
-        try connection.statement(TableSQL(entity: entity).update(columns: columns)).run(values + [.integer(rowID)])
+        let values = try columns.map { try model._modelKitValue(at: $0) }
+        try connection.statement(entity.sql.update(columns: columns)).run(values + [.integer(rowID)])
     }
 
     private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws {
         let entity = try entity(for: type(of: model))
-        try connection.statement(TableSQL(entity: entity).delete).run([.integer(model._$modelKit.rowID!)])
+        try connection.statement(entity.sql.delete).run([.integer(model._$modelKit.rowID!)])
     }
 }

@@ -21,9 +21,8 @@ public final class ModelContext {
         didSet { openedConnection?.trace = statementTrace }
     }
 
-    /// Models loaded from the store, by entity and primary key. Weak: the context does not keep
-    /// unchanged models alive.
-    var registered: [RowKey: WeakModel] = [:]
+    /// Models loaded from the store, by entity and primary key.
+    var registered = IdentityMap()
     var inserted = PendingModels()
     var changed = PendingModels()
     var deleted = PendingModels()
@@ -78,10 +77,11 @@ public final class ModelContext {
     /// The model's type must be in the container's schema: inserting any other type is a
     /// programming error, and stops with a message that says how to fix it.
     public func insert<T: PersistentModel>(_ model: T) {
-        precondition(
-            container.schema.entity(for: T.self) != nil,
-            "\(T.self) is not in the container's schema. Add \(T.self).self to the ModelContainer's types.")
+        guard let entity = container.schema.entity(for: T.self) else {
+            preconditionFailure("\(T.self) is not in the container's schema. Add \(T.self).self to the ModelContainer's types.")
+        }
         let storage = model._$modelKit
+        storage.entity = entity
         if storage.context === self {
             if deleted.remove(model) { storage.isDeleted = false; scheduleAutosave() }
             return
@@ -92,7 +92,7 @@ public final class ModelContext {
             storage.isInserted = true
             inserted.add(model)
         } else {
-            registered[RowKey(model)] = WeakModel(model)
+            registered.insert(model, for: RowKey(model))
         }
         scheduleAutosave()
     }
@@ -145,14 +145,14 @@ public final class ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
         let entity = try entity(for: type(of: model))
-        let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
+        let statement = try connection().statement(entity.sql.selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
         guard try statement.step() else { return }
         storage.isLoading = true
         defer { storage.isLoading = false }
-        for (index, property) in entity.properties.enumerated() {
-            property.write(model, try entity.decode(statement.column(Int32(index + 1)), at: index))
+        for (index, column) in entity.columns.enumerated() {
+            column.assign(try entity.decode(statement.column(Int32(index + 1)), at: index), to: model)
         }
         storage.changedColumns.removeAll()
     }
@@ -193,7 +193,8 @@ public final class ModelContext {
         guard let rowID = identifier.rowID else {
             return inserted.models.first { $0.persistentModelID == identifier }
         }
-        return registered[RowKey(entityName: identifier.entityName, rowID: rowID)]?.model
+        guard let entity = container.schema.entity(named: identifier.entityName) else { return nil }
+        return registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel
     }
 
     /// The model with `identifier`: the registered instance, or one loaded from the store.
@@ -212,7 +213,7 @@ public final class ModelContext {
     }
 
     private func load(entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
-        let statement = try connection().statement(TableSQL(entity: entity).selectByPrimaryKey)
+        let statement = try connection().statement(entity.sql.selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -225,14 +226,15 @@ public final class ModelContext {
 
     /// The registered instance for the row under `row`, or a new instance loaded from it.
     func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow) throws -> T {
-        let key = RowKey(entityName: row.entity.name, rowID: row.primaryKey)
-        if let existing = registered[key]?.model as? T { return existing }
+        let key = RowKey(entity: row.entity, rowID: row.primaryKey)
+        if let existing = registered[key] { return existing as! T }
         let model = try T(_modelKitRow: row)
         let storage = model._$modelKit
         storage.rowID = key.rowID
+        storage.entity = row.entity
         storage.storeIdentifier = container.store.identifier
         storage.context = self
-        registered[key] = WeakModel(model)
+        registered.insert(model, for: key)
         return model
     }
 }

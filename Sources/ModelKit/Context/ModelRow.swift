@@ -11,6 +11,35 @@ public struct ModelRow {
         try entity.decode(statement.column(Int32(index + 1)), at: index) as! Value
     }
 
+    /// ``value(at:)`` for a primitive: chosen at compile time and inlined into the model, it
+    /// skips the codec.
+    @inlinable
+    public func value<Value: ColumnConvertible>(at index: Int) throws -> Value {
+        let stored = self.stored(at: index)
+        guard let value = Value(sqlValue: stored) else { throw mismatch(stored, at: index) }
+        return value
+    }
+
+    /// ``value(at:)`` for an optional primitive: chosen at compile time and inlined into the
+    /// model, it skips the codec.
+    @inlinable
+    public func value<Wrapped: ColumnConvertible>(at index: Int) throws -> Wrapped? {
+        let stored = self.stored(at: index)
+        if case .null = stored { return nil }
+        guard let value = Wrapped(sqlValue: stored) else { throw mismatch(stored, at: index) }
+        return value
+    }
+
+    @usableFromInline
+    func stored(at index: Int) -> SQLValue {
+        statement.column(Int32(index + 1))
+    }
+
+    @usableFromInline
+    func mismatch(_ value: SQLValue, at index: Int) -> ModelKitError {
+        entity.mismatch(value, at: index)
+    }
+
     var primaryKey: Int64 {
         statement.int64(at: 0)
     }
@@ -19,12 +48,17 @@ public struct ModelRow {
 extension Schema.Entity {
     /// Decodes a stored value of the property at `index`, naming the model and property on failure.
     func decode(_ value: SQLValue, at index: Int) throws -> Any {
-        let property = properties[index]
         do {
-            return try property.codec!.decode(value)
-        } catch let mismatch as ValueCodec.Mismatch {
-            throw ModelKitError.storedValueMismatch(
-                entity: name, property: property.name, expected: mismatch.expected, found: "\(mismatch.found)")
+            return try columns[index].codec.decode(value)
+        } catch is ValueCodec.Mismatch {
+            throw mismatch(value, at: index)
         }
+    }
+
+    /// The error for a stored value the property at `index` cannot hold.
+    func mismatch(_ value: SQLValue, at index: Int) -> ModelKitError {
+        let property = properties[index]
+        return .storedValueMismatch(
+            entity: name, property: property.name, expected: String(describing: property.valueType), found: "\(value)")
     }
 }

@@ -31,22 +31,16 @@ struct PendingModels {
 
 /// A stored row's identity in a context: its entity and primary key.
 struct RowKey: Hashable {
-    let entityName: String
+    let entity: ObjectIdentifier
     let rowID: Int64
 
-    init(entityName: String, rowID: Int64) {
-        self.entityName = entityName
+    init(entity: Schema.Entity, rowID: Int64) {
+        self.entity = ObjectIdentifier(entity)
         self.rowID = rowID
     }
 
-    init<T: PersistentModel>(_ model: T) {
-        self.init(entityName: T.entityName, rowID: model._$modelKit.rowID!)
+    /// The key of a model the context has registered.
+    init(_ model: some PersistentModel) {
+        self.init(entity: model._$modelKit.entity!, rowID: model._$modelKit.rowID!)
     }
-}
-
-/// A registered model, held weakly.
-struct WeakModel {
-    weak var model: (any PersistentModel)?
-
-    init(_ model: any PersistentModel) { self.model = model }
 }

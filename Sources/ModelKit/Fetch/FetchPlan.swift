@@ -40,7 +40,7 @@ struct FetchPlan<T: PersistentModel> {
     /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both
     /// translate.
     func select(paged: Bool) -> SQL {
-        var sql = SQL(text: TableSQL(entity: entity).select)
+        var sql = SQL(text: entity.sql.select)
         if let whereClause {
             sql.text += whereClause.text
             sql.bindings += whereClause.bindings

@@ -12,6 +12,8 @@ public final class ModelStorage {
     let registrar = ObservationRegistrar()
     let temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue
     var rowID: Int64?
+    /// The model's entity, once a context has it: naming it from the type is slow.
+    var entity: Schema.Entity?
     var storeIdentifier: String?
     weak var context: ModelContext?
     var isInserted = false
@@ -23,8 +25,9 @@ public final class ModelStorage {
 
     public init() {}
 
-    func identifier(entityName: String) -> PersistentIdentifier {
-        PersistentIdentifier(
+    func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
+        let entityName = entity?.name ?? entityName()
+        return PersistentIdentifier(
             entityName: entityName, storeIdentifier: storeIdentifier,
             key: rowID.map { .row($0) } ?? .temporary(temporaryID))
     }

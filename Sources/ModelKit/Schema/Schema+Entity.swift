@@ -14,6 +14,11 @@ extension Schema {
         let indexes: [[PropertyMetadata]]
         /// A `#Index` or `#Unique` key path that is not a persisted property, if any.
         let invalidKeyPath: AnyKeyPath?
+        /// The entity's table statements.
+        let sql: TableSQL
+        /// How each property is stored, in column order. Valid once the container has checked
+        /// that every property's type can be stored.
+        let columns: [Column]
 
         init(_ type: any PersistentModel.Type) {
             self.type = type
@@ -38,6 +43,8 @@ extension Schema {
             uniqueConstraints = properties.filter(\.isUnique).map { [$0] } + resolve(type._modelKitUniqueConstraints)
             indexes = resolve(type._modelKitIndexes)
             self.invalidKeyPath = invalidKeyPath
+            sql = TableSQL(name: name, properties: properties, uniqueConstraints: uniqueConstraints)
+            columns = properties.compactMap(\.column)
         }
 
         /// The column index of the persisted property at `keyPath`, if there is one.

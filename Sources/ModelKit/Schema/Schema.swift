@@ -23,6 +23,7 @@ public final class Schema: @unchecked Sendable {
     public let entities: [Entity]
     public let version: Version
     private let entitiesByName: [String: Entity]
+    private let entitiesByType: [ObjectIdentifier: Entity]
 
     /// A schema of the given model types. Listing a type twice lists it once.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
@@ -30,6 +31,7 @@ public final class Schema: @unchecked Sendable {
         entities = types.filter { seen.insert(ObjectIdentifier($0)).inserted }.map { Entity($0) }
         self.version = version
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
     }
 
     /// A schema of the given model types.
@@ -39,7 +41,7 @@ public final class Schema: @unchecked Sendable {
 
     /// The entity of `type`, if the schema has it.
     func entity(for type: any PersistentModel.Type) -> Entity? {
-        entitiesByName[type.entityName].flatMap { $0.type == type ? $0 : nil }
+        entitiesByType[ObjectIdentifier(type)]
     }
 
     func entity(named name: String) -> Entity? { entitiesByName[name] }

@@ -1,8 +1,10 @@
 import Foundation
+import Synchronization
 
 /// How one Swift type is stored in a column: primitives directly, `RawRepresentable` enums by raw
 /// value, other `Codable` values as JSON text, and `Optional`s of any of these as nullable columns.
-struct ValueCodec: @unchecked Sendable {
+/// Codecs are made once per type and shared.
+final class ValueCodec: @unchecked Sendable {
     /// The column's declared type.
     let affinity: ColumnAffinity
     /// Whether the column may hold NULL.
@@ -18,8 +20,29 @@ struct ValueCodec: @unchecked Sendable {
         let found: SQLValue
     }
 
+    init(
+        affinity: ColumnAffinity, isOptional: Bool, storedTypeName: String,
+        decode: @escaping (SQLValue) throws -> Any, encode: @escaping (Any) throws -> SQLValue
+    ) {
+        self.affinity = affinity
+        self.isOptional = isOptional
+        self.storedTypeName = storedTypeName
+        self.decode = decode
+        self.encode = encode
+    }
+
+    private static let cache = Mutex<[ObjectIdentifier: ValueCodec?]>([:])
+
     /// The codec for `type`, or nil if ModelKit cannot store it.
     static func make(for type: Any.Type) -> ValueCodec? {
+        let key = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let codec = build(for: type)
+        cache.withLock { $0[key] = codec }
+        return codec
+    }
+
+    private static func build(for type: Any.Type) -> ValueCodec? {
         if let optional = type as? any OptionalProtocol.Type {
             return optionalCodec(optional)
         }

@@ -30,7 +30,7 @@ struct Migrator {
     }
 
     private func migrate(_ entity: Schema.Entity) throws {
-        let table = TableSQL(entity: entity)
+        let table = entity.sql
         let existing = try columns(of: entity)
         guard !existing.isEmpty else {
             try connection.execute(table.createTable)
@@ -57,7 +57,7 @@ struct Migrator {
                         entity: entity.name, property: property.name,
                         reason: "is new and not optional, has no default value, and the table already has rows")
                 }
-                try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(table.columnDefinition(property))")
+                try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.columnDefinition(property))")
                 if let value = property.encodedDefault {
                     try connection.statement("UPDATE \(table.table) SET \(property.name.quotedIdentifier) = ?").run([value])
                 }
@@ -117,7 +117,7 @@ struct Migrator {
 
     /// Creates the unique constraints and indexes the store lacks.
     private func createIndexes(of entity: Schema.Entity) throws {
-        let table = TableSQL(entity: entity)
+        let table = entity.sql
         for constraint in entity.uniqueConstraints {
             do {
                 try connection.execute(table.createIndex(on: constraint, unique: true))

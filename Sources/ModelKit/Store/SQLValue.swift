@@ -9,6 +9,28 @@ public enum SQLValue: Hashable, Sendable {
     case blob(Data)
 }
 
+extension SQLValue {
+    /// The stored form of a property value. Used by the code ``Model()`` generates.
+    @inlinable
+    public static func _encode<Value: ColumnConvertible>(_ value: Value) -> SQLValue {
+        value.sqlValue
+    }
+
+    /// The stored form of an optional primitive property value.
+    @inlinable
+    public static func _encode<Wrapped: ColumnConvertible>(_ value: Wrapped?) -> SQLValue {
+        value?.sqlValue ?? .null
+    }
+
+    /// The stored form of any other property value: enums, `Codable` values, their optionals.
+    public static func _encode<Value>(_ value: Value) throws -> SQLValue {
+        guard let codec = ValueCodec.make(for: Value.self) else {
+            throw ModelKitError.unsupportedPropertyType(entity: "?", property: "?", type: String(reflecting: Value.self))
+        }
+        return try codec.encode(value)
+    }
+}
+
 /// The storage class a column is declared with.
 enum ColumnAffinity: String, Sendable {
     case integer = "INTEGER"
