@@ -16,6 +16,8 @@ public final class ModelContext {
     private var autosaveScheduled = false
 
     private var openedConnection: Connection?
+    /// What the context's models point at; see ``ContextHandle``.
+    let handle = ContextHandle()
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
     public var statementTrace: ((String) -> Void)? {
         didSet { openedConnection?.trace = statementTrace }
@@ -32,6 +34,7 @@ public final class ModelContext {
         self.container = container
         autosaveEnabled = false
         isMainContext = false
+        handle.context = self
     }
 
     /// The main context. It and its container keep each other alive, as in SwiftData: apps keep
@@ -40,6 +43,11 @@ public final class ModelContext {
         self.container = container
         autosaveEnabled = true
         isMainContext = true
+        handle.context = self
+    }
+
+    deinit {
+        handle.context = nil
     }
 
     /// The context's connection, opened on first use.

@@ -44,3 +44,9 @@ struct RowKey: Hashable {
         self.init(entity: model._$modelKit.entity!, rowID: model._$modelKit.rowID!)
     }
 }
+
+/// A context as its models see it. Each model holds the handle strongly, and the context clears it
+/// when it goes away: one shared object instead of a weak reference (and its side table) per model.
+final class ContextHandle {
+    unowned(unsafe) var context: ModelContext?
+}

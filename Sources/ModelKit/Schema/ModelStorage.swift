@@ -9,13 +9,19 @@ private let temporaryIDs = Atomic<UInt64>(0)
 /// ``mutate(_:keyPath:column:_:)``, which report reads and writes to Observation and record changed
 /// columns for the next save.
 public final class ModelStorage {
-    let registrar = ObservationRegistrar()
+    /// Made on first use: models that are fetched but never read skip the allocation.
+    lazy var registrar = ObservationRegistrar()
     let temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue
     var rowID: Int64?
     /// The model's entity, once a context has it: naming it from the type is slow.
     var entity: Schema.Entity?
     var storeIdentifier: String?
-    weak var context: ModelContext?
+    private var handle: ContextHandle?
+    /// The context the model is registered in, if any.
+    var context: ModelContext? {
+        get { handle?.context }
+        set { handle = newValue?.handle }
+    }
     var isInserted = false
     var isDeleted = false
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
