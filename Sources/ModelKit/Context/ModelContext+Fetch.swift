@@ -99,61 +99,6 @@ extension ModelContext {
         return models.count
     }
 
-    /// Deletes every stored model of `model` matching `predicate` (all of them when nil) in one
-    /// `DELETE` statement, run now in its own transaction. Registered models it deletes leave the
-    /// context, marked deleted, and `didSave` reports their identifiers. A predicate with no SQL
-    /// translation is evaluated in Swift first, and the matching rows deleted by primary key.
-    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves, or
-    ///   a typed error when SQLite refuses.
-    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
-        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
-        var descriptor = FetchDescriptor<T>(predicate: predicate)
-        descriptor.includePendingChanges = false
-        let plan = try plan(for: descriptor)
-        let table = plan.entity.sql
-        let pk = TableSQL.primaryKey.quotedIdentifier
-        let statements: [SQL]
-        if plan.filtersInSQL {
-            let filter = plan.whereClause ?? SQLFragment("")
-            statements = [SQL(text: "DELETE FROM \(table.table)\(filter.text) RETURNING \(pk)", bindings: filter.bindings)]
-        } else {
-            let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
-            statements = stride(from: 0, to: rowIDs.count, by: 500).map { start in
-                let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                return SQL(text: "DELETE FROM \(table.table) WHERE \(pk) IN (\(placeholders)) RETURNING \(pk)", bindings: chunk.map { .integer($0) })
-            }
-        }
-        let deleted: [Int64] = try run {
-            let connection = try connection()
-            return try connection.transaction {
-                try statements.flatMap { sql in
-                    try connection.statement(sql.text).rows(sql.bindings).compactMap { row -> Int64? in
-                        guard case .integer(let rowID) = row.first else { return nil }
-                        return rowID
-                    }
-                }
-            }
-        }
-        var identifiers: [PersistentIdentifier] = []
-        for rowID in deleted {
-            let key = RowKey(entity: plan.entity, rowID: rowID)
-            identifiers.append(PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: container.store.identifier, key: .row(rowID)))
-            guard let model = registered.removeValue(forKey: key) as? any PersistentModel else { continue }
-            changed.remove(model)
-            self.deleted.remove(model)
-            model._$modelKit.isDeleted = true
-            model._$modelKit.context = nil
-        }
-        NotificationCenter.default.post(
-            name: Self.didSave, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.deletedIdentifiers.rawValue: identifiers,
-            ])
-    }
-
     /// Plans a fetch, logging when the predicate runs in Swift.
     func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan<T> {
         let plan = FetchPlan(descriptor, entity: try entity(for: T.self))

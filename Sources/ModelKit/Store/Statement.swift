@@ -88,6 +88,14 @@ final class Statement {
         return rows
     }
 
+    /// Runs the bound statement and returns the first column of every row as an integer.
+    func int64s() throws -> [Int64] {
+        defer { reset() }
+        var values: [Int64] = []
+        while try step() { values.append(sqlite3_column_int64(handle, 0)) }
+        return values
+    }
+
     func column(_ index: Int32) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_NULL:
