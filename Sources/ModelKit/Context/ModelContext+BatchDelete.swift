@@ -51,7 +51,7 @@ extension ModelContext {
     /// performs by truncating the table; a filtered delete returns its keys with `RETURNING`.
     private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [SQL] {
         let table = plan.entity.sql.table
-        let pk = TableSQL.primaryKey.quotedIdentifier
+        let pk = TableSQL.quotedPrimaryKey
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).map { start in

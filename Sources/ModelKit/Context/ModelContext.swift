@@ -48,12 +48,13 @@ public final class ModelContext {
 
     deinit {
         handle.context = nil
+        if let openedConnection { container.store.checkIn(openedConnection) }
     }
 
     /// The context's connection, opened on first use.
     func connection() throws -> Connection {
         if let openedConnection { return openedConnection }
-        let connection = try container.store.connect()
+        let connection = try container.store.checkOut()
         connection.trace = statementTrace
         openedConnection = connection
         return connection

@@ -45,7 +45,7 @@ struct FetchPlan<T: PersistentModel> {
             sql.text += whereClause.text
             sql.bindings += whereClause.bindings
         }
-        sql.text += orderBy ?? " ORDER BY \(TableSQL.primaryKey.quotedIdentifier) ASC"
+        sql.text += orderBy ?? " ORDER BY \(TableSQL.quotedPrimaryKey) ASC"
         if paged, isCompleteInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             sql.text += " LIMIT ? OFFSET ?"
             sql.bindings += [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
@@ -55,7 +55,7 @@ struct FetchPlan<T: PersistentModel> {
 
     /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
     var count: SQL {
-        let table = entity.name.quotedIdentifier
+        let table = entity.sql.table
         let filter = whereClause ?? SQLFragment("")
         guard descriptor.fetchLimit != nil || descriptor.fetchOffset != nil else {
             return SQL(text: "SELECT COUNT(*) FROM \(table)\(filter.text)", bindings: filter.bindings)

@@ -34,7 +34,7 @@ struct PredicateSQL {
     func column(_ keyPath: AnyKeyPath, root: PredicateExpressions.VariableID) throws -> SQLFragment {
         guard root == self.root, let index = entity.column(for: keyPath) else { throw Untranslatable(keyPath) }
         let property = entity.properties[index]
-        return SQLFragment(property.name.quotedIdentifier, type: property.valueType, isColumn: true)
+        return SQLFragment(entity.sql.columns[index], type: property.valueType, isColumn: true)
     }
 
     /// What a variable stands for: an optional's unwrapped value inside `flatMap`.

@@ -13,9 +13,9 @@ struct SortSQL {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath) else { return nil }
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
             let direction = descriptor.order == .forward ? "ASC" : "DESC"
-            terms.append("\(entity.properties[column].name.quotedIdentifier) \(direction)")
+            terms.append("\(entity.sql.columns[column]) \(direction)")
         }
-        terms.append("\(TableSQL.primaryKey.quotedIdentifier) ASC")
+        terms.append("\(TableSQL.quotedPrimaryKey) ASC")
         return " ORDER BY " + terms.joined(separator: ", ")
     }
 }

@@ -7,5 +7,13 @@ struct SQL: Equatable {
 
 extension String {
     /// The string as a quoted SQL identifier.
-    var quotedIdentifier: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+    var quotedIdentifier: String {
+        var quoted = "\""
+        for character in self {
+            if character == "\"" { quoted.append("\"") }
+            quoted.append(character)
+        }
+        quoted.append("\"")
+        return quoted
+    }
 }

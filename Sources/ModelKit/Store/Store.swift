@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One SQLite database: where it is, and how to open connections to it.
 ///
@@ -50,8 +51,26 @@ final class Store: @unchecked Sendable {
         }
     }
 
-    /// A new connection to the store, for a context.
-    func connect() throws -> Connection {
-        try Connection(path: path)
+    /// Connections contexts have given back, with their statement caches and page caches warm.
+    private let idle = Mutex<[IdleConnection]>([])
+
+    /// A connection to the store for a context: an idle one if there is one, else a new one.
+    func checkOut() throws -> Connection {
+        if let idle = idle.withLock({ $0.popLast() }) { return idle.connection }
+        return try Connection(path: path)
     }
+
+    /// Takes back a context's connection, keeping a few for the next contexts.
+    func checkIn(_ connection: Connection) {
+        connection.trace = nil
+        idle.withLock { idle in
+            if idle.count < 4 { idle.append(IdleConnection(connection: connection)) }
+        }
+    }
+}
+
+/// A connection no context is using. Connections are not thread-safe, but an idle one is touched
+/// by nobody until a context checks it out, so it may cross threads in between.
+private struct IdleConnection: @unchecked Sendable {
+    let connection: Connection
 }

@@ -2,12 +2,13 @@
 /// property columns follow in schema order.
 struct TableSQL: Sendable {
     static let primaryKey = "_pk"
-    private static let quotedPrimaryKey = primaryKey.quotedIdentifier
+    static let quotedPrimaryKey = primaryKey.quotedIdentifier
 
     /// The quoted table name.
     let table: String
     private let name: String
-    private let columns: [String]
+    /// The quoted column names, in property order.
+    let columns: [String]
     private let properties: [Schema.PropertyMetadata]
     /// `SELECT _pk, <columns> FROM <table>`, the shape ``ModelRow`` reads.
     let select: String
