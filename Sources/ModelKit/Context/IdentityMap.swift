@@ -87,7 +87,7 @@ struct IdentityMap {
 
     private mutating func resize(to capacity: Int) {
         let oldKeys = keys
-        let oldModels = models
+        var oldModels = models
         keys = Array(repeating: nil, count: capacity)
         models = Array(repeating: nil, count: capacity)
         for slot in oldKeys.indices {
@@ -95,7 +95,7 @@ struct IdentityMap {
             var target = home(key)
             while keys[target] != nil { target = next(target) }
             keys[target] = key
-            models[target] = oldModels[slot]
+            swap(&models[target], &oldModels[slot])  // a move: no retain and release per model
         }
     }
 }

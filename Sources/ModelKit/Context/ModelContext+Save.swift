@@ -35,7 +35,8 @@ extension ModelContext {
         do {
             rowIDs = try connection.transaction {
                 let rowIDs = try insertedModels.map { try insertRow($0, into: connection) }
-                for model in changedModels { try updateRow(model, in: connection) }
+                var updates: [ChangedColumns: String] = [:]
+                for model in changedModels { try updateRow(model, in: connection, statements: &updates) }
                 for model in deletedModels { try deleteRow(model, from: connection) }
                 return rowIDs
             }
@@ -78,7 +79,7 @@ extension ModelContext {
     private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
         let entity = try entity(for: type(of: model))
         let statement = try connection.statement(entity.sql.insert)
-        try statement.bind(try entity.columns.indices.map { try model._modelKitValue(at: $0) })
+        try statement.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
         defer { statement.reset() }
         guard entity.uniqueConstraints.isEmpty else {
             _ = try statement.step()
@@ -88,14 +89,23 @@ extension ModelContext {
         return connection.lastInsertedRowID
     }
 
-    /// Updates the model's changed columns.
-    private func updateRow(_ model: any PersistentModel, in connection: Connection) throws {
+    /// Updates the model's changed columns. `statements` keeps the update text per set of changed
+    /// columns for the rest of the save, so models changed alike share one statement.
+    private func updateRow(
+        _ model: any PersistentModel, in connection: Connection, statements: inout [ChangedColumns: String]
+    ) throws {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
         let entity = try entity(for: type(of: model))
-        let columns = storage.changedColumns.sorted()
-        let values = try columns.map { try model._modelKitValue(at: $0) }
-        try connection.statement(entity.sql.update(columns: columns)).run(values + [.integer(rowID)])
+        let columns = storage.changedColumns.sorted
+        if statements[storage.changedColumns] == nil {
+            statements[storage.changedColumns] = entity.sql.update(columns: columns)
+        }
+        let statement = try connection.statement(statements[storage.changedColumns]!)
+        try statement.bind(count: columns.count + 1) { index in
+            index < columns.count ? try model._modelKitValue(at: columns[index]) : .integer(rowID)
+        }
+        while try statement.step() {}
     }
 
     private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws {

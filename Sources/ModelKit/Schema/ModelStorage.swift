@@ -11,7 +11,8 @@ private let temporaryIDs = Atomic<UInt64>(0)
 public final class ModelStorage {
     /// Made on first use: models that are fetched but never read skip the allocation.
     lazy var registrar = ObservationRegistrar()
-    let temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue
+    /// Drawn on first use: models loaded from the store never need one.
+    private(set) lazy var temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue
     var rowID: Int64?
     /// The model's entity, once a context has it: naming it from the type is slow.
     var entity: Schema.Entity?
@@ -25,7 +26,7 @@ public final class ModelStorage {
     var isInserted = false
     var isDeleted = false
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
-    var changedColumns = Set<Int>()
+    var changedColumns = ChangedColumns()
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
     var isLoading = false
 

@@ -36,6 +36,15 @@ final class Statement {
         }
     }
 
+    /// Clears previous bindings and binds `value(i)` to parameter `i + 1`, for each of `count`.
+    func bind(count: Int, _ value: (Int) throws -> SQLValue) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for index in 0..<count {
+            try bind(value(index), at: Int32(index + 1))
+        }
+    }
+
     func bind(_ value: SQLValue, at index: Int32) throws {
         let code: Int32
         switch value {
