@@ -76,17 +76,26 @@ extension ModelContext {
     }
 
     /// Inserts the model's row and returns its primary key.
+    ///
+    /// A plain insert comes first; only when it hits a unique constraint does the upsert run,
+    /// which updates the stored row and returns its key. Conflicts are rare, and the plain insert
+    /// is much cheaper.
     private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
         let entity = try entity(for: type(of: model))
-        let statement = try connection.statement(entity.sql.insert)
-        try statement.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
-        defer { statement.reset() }
-        guard entity.uniqueConstraints.isEmpty else {
-            _ = try statement.step()
-            return statement.int64(at: 0)
+        let insert = try connection.statement(entity.sql.insert)
+        try insert.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
+        defer { insert.reset() }
+        do {
+            while try insert.step() {}
+            return connection.lastInsertedRowID
+        } catch let error as SQLiteError where error.isUniqueViolation {
+            guard let sql = entity.sql.upsert else { throw error }
+            let upsert = try connection.statement(sql)
+            try upsert.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
+            defer { upsert.reset() }
+            guard try upsert.step() else { throw error }
+            return upsert.int64(at: 0)
         }
-        while try statement.step() {}
-        return connection.lastInsertedRowID
     }
 
     /// Updates the model's changed columns. `statements` keeps the update text per set of changed

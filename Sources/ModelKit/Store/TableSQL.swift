@@ -16,9 +16,12 @@ struct TableSQL: Sendable {
     let selectPrimaryKeys: String
     /// ``select`` for one row, by primary key.
     let selectByPrimaryKey: String
-    /// An insert of every column. With unique constraints, a conflict on any of them updates the
-    /// stored row instead, and the statement returns the row's primary key.
+    /// An insert of every column.
     let insert: String
+    /// ``insert`` for entities with unique constraints: a conflict on any of them updates the
+    /// stored row instead, and the statement returns the row's primary key. Nil without unique
+    /// constraints.
+    let upsert: String?
     /// A delete of one row, by primary key.
     let delete: String
 
@@ -34,16 +37,17 @@ struct TableSQL: Sendable {
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        var insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-        if !uniqueConstraints.isEmpty {
+        insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        if uniqueConstraints.isEmpty {
+            upsert = nil
+        } else {
             let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            for constraint in uniqueConstraints {
+            let conflicts = uniqueConstraints.map { constraint in
                 let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
-                insert += " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
+                return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
             }
-            insert += " RETURNING \(pk)"
+            upsert = insert + conflicts.joined() + " RETURNING \(pk)"
         }
-        self.insert = insert
     }
 
     /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
