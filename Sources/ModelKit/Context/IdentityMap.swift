@@ -24,6 +24,11 @@ struct IdentityMap {
             models[slot] = model
             return
         }
+        insertNew(model, for: key)
+    }
+
+    /// Inserts a model whose key the caller has just looked up and not found.
+    mutating func insertNew(_ model: AnyObject, for key: RowKey) {
         if (count + 1) * 4 > keys.count * 3 { resize(to: keys.count * 2) }
         var slot = home(key)
         while keys[slot] != nil { slot = next(slot) }

@@ -243,7 +243,7 @@ public final class ModelContext {
         storage.entity = row.entity
         storage.storeIdentifier = container.store.identifier
         storage.context = self
-        registered.insert(model, for: key)
+        registered.insertNew(model, for: key)
         return model
     }
 }
