@@ -4,6 +4,8 @@ struct FetchPlan<T: PersistentModel> {
     let entity: Schema.Entity
     /// The translated predicate; nil when there is no predicate or it runs in Swift.
     let condition: SQLFragment?
+    /// ` WHERE <condition>`, when there is a condition.
+    let whereClause: SQLFragment?
     /// Why the predicate runs in Swift, if it does.
     let untranslated: Untranslatable?
     /// The `ORDER BY` clause; nil when sorting runs in Swift.
@@ -24,6 +26,7 @@ struct FetchPlan<T: PersistentModel> {
             }
         }
         self.condition = condition
+        self.whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) }
         self.untranslated = untranslated
         self.orderBy = SortSQL.orderBy(descriptor.sortBy, entity: entity)
     }
@@ -33,8 +36,6 @@ struct FetchPlan<T: PersistentModel> {
 
     /// Whether SQLite can filter, order and page on its own.
     var isCompleteInSQL: Bool { filtersInSQL && orderBy != nil }
-
-    var whereClause: SQLFragment? { condition.map { SQLFragment.compose(" WHERE $0", $0) } }
 
     /// The statement selecting the stored rows: filtered when the predicate translates, ordered
     /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both

@@ -194,7 +194,7 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable {
 extension PredicateExpressions.ForcedUnwrap: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         var value = try translator.translate(inner)
-        value.type = Output.self
+        value.traits = .of(Output.self)
         return value
     }
 }

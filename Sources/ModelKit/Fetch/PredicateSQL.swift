@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Translates a Foundation `Predicate` into a SQL `WHERE` condition, with every value bound as a
 /// parameter.
@@ -34,7 +35,7 @@ struct PredicateSQL {
     func column(_ keyPath: AnyKeyPath, root: PredicateExpressions.VariableID) throws -> SQLFragment {
         guard root == self.root, let index = entity.column(for: keyPath) else { throw Untranslatable(keyPath) }
         let property = entity.properties[index]
-        return SQLFragment(entity.sql.columns[index], type: property.valueType, isColumn: true)
+        return SQLFragment(entity.sql.columns[index], type: property.valueType)
     }
 
     /// What a variable stands for: an optional's unwrapped value inside `flatMap`.
@@ -66,16 +67,13 @@ struct Untranslatable: Error, CustomStringConvertible {
 struct SQLFragment: Equatable {
     var text: String
     var bindings: [SQLValue] = []
-    /// The Swift type of the value, when known; some types compare differently in SQLite.
-    var type: Any.Type?
-    /// Whether this is a bare column, whose stored representation matters.
-    var isColumn = false
+    /// How SQLite treats the value's stored form, when its type is known.
+    var traits = StorageTraits.plain
 
-    init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil, isColumn: Bool = false) {
+    init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.text = text
         self.bindings = bindings
-        self.type = type
-        self.isColumn = isColumn
+        if let type { traits = .of(type) }
     }
 
     static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
@@ -87,34 +85,50 @@ struct SQLFragment: Equatable {
     static func compose(_ template: String, _ parts: SQLFragment..., type: Any.Type? = nil) -> SQLFragment {
         var text = ""
         var bindings: [SQLValue] = []
-        var characters = template.makeIterator()
-        while let character = characters.next() {
-            guard character == "$", let digit = characters.next()?.wholeNumberValue else {
-                text.append(character)
+        var pendingDollar = false
+        for byte in template.utf8 {
+            if pendingDollar, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                let part = parts[Int(byte - UInt8(ascii: "0"))]
+                text += part.text
+                bindings += part.bindings
+                pendingDollar = false
                 continue
             }
-            text += parts[digit].text
-            bindings += parts[digit].bindings
+            if pendingDollar { text.append("$") }
+            pendingDollar = byte == UInt8(ascii: "$")
+            if !pendingDollar { text.unicodeScalars.append(Unicode.Scalar(byte)) }
         }
+        if pendingDollar { text.append("$") }
         return SQLFragment(text, bindings: bindings, type: type)
     }
 
     /// Whether the value is a `Double` or `Float`, which the store keeps as a blob when it is NaN.
-    var isFloatingPoint: Bool { Self.unwrapped(type).map { $0 is any BinaryFloatingPoint.Type } ?? false }
+    var isFloatingPoint: Bool { traits.isFloatingPoint }
 
     /// Whether SQLite orders the stored form differently from Swift: unsigned integers are stored
     /// as signed bit patterns and decimals as text.
-    var hasUnorderedStorage: Bool {
-        guard let type = Self.unwrapped(type) else { return false }
-        return type is any UnsignedInteger.Type || type == Decimal.self
-    }
+    var hasUnorderedStorage: Bool { traits.hasUnorderedStorage }
 
     /// Whether SQLite's arithmetic on the stored form gives Swift's answer: signed integers do;
     /// unsigned integers, decimals and (possibly NaN) floating-point values do not.
     var isPlainNumber: Bool { !isFloatingPoint && !hasUnorderedStorage }
+}
 
-    private static func unwrapped(_ type: Any.Type?) -> Any.Type? {
-        guard let type else { return nil }
-        return (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+/// How SQLite's handling of a type's stored form differs from Swift's, worked out once per type.
+struct StorageTraits: Sendable {
+    static let plain = StorageTraits(isFloatingPoint: false, hasUnorderedStorage: false)
+    private static let cache = Mutex<[ObjectIdentifier: StorageTraits]>([:])
+
+    let isFloatingPoint: Bool
+    let hasUnorderedStorage: Bool
+
+    static func of(_ type: Any.Type) -> StorageTraits {
+        if let cached = cache.withLock({ $0[ObjectIdentifier(type)] }) { return cached }
+        let unwrapped = (type as? any OptionalProtocol.Type)?.wrappedType ?? type
+        let traits = StorageTraits(
+            isFloatingPoint: unwrapped is any BinaryFloatingPoint.Type,
+            hasUnorderedStorage: unwrapped is any UnsignedInteger.Type || unwrapped == Decimal.self)
+        cache.withLock { $0[ObjectIdentifier(type)] = traits }
+        return traits
     }
 }
