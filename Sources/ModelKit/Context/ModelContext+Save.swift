@@ -35,7 +35,7 @@ extension ModelContext {
         do {
             rowIDs = try connection.transaction {
                 let rowIDs = try insertedModels.map { try insertRow($0, into: connection) }
-                var updates: [ChangedColumns: String] = [:]
+                var updates: [UpdateKey: Statement] = [:]
                 for model in changedModels { try updateRow(model, in: connection, statements: &updates) }
                 for model in deletedModels { try deleteRow(model, from: connection) }
                 return rowIDs
@@ -98,19 +98,23 @@ extension ModelContext {
         }
     }
 
-    /// Updates the model's changed columns. `statements` keeps the update text per set of changed
-    /// columns for the rest of the save, so models changed alike share one statement.
+    /// Updates the model's changed columns. `statements` keeps the update statement per entity and
+    /// set of changed columns for the rest of the save, so models changed alike share one.
     private func updateRow(
-        _ model: any PersistentModel, in connection: Connection, statements: inout [ChangedColumns: String]
+        _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement]
     ) throws {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
         let entity = try entity(for: type(of: model))
         let columns = storage.changedColumns.sorted
-        if statements[storage.changedColumns] == nil {
-            statements[storage.changedColumns] = entity.sql.update(columns: columns)
+        let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
+        let statement: Statement
+        if let cached = statements[key] {
+            statement = cached
+        } else {
+            statement = try connection.statement(entity.sql.update(columns: columns))
+            statements[key] = statement
         }
-        let statement = try connection.statement(statements[storage.changedColumns]!)
         try statement.bind(count: columns.count + 1) { index in
             index < columns.count ? try model._modelKitValue(at: columns[index]) : .integer(rowID)
         }
@@ -121,4 +125,10 @@ extension ModelContext {
         let entity = try entity(for: type(of: model))
         try connection.statement(entity.sql.delete).run([.integer(model._$modelKit.rowID!)])
     }
+}
+
+/// Identifies the update statement for one entity and one set of changed columns.
+struct UpdateKey: Hashable {
+    let entity: ObjectIdentifier
+    let columns: ChangedColumns
 }
