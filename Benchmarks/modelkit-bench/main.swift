@@ -158,12 +158,12 @@ extension Array {
 func printTable(_ results: [CaseResult], options: Options) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     print("modelkit-bench: \(options.rows) rows, median of \(options.runs) runs, \(cores) cores")
-    print("case                       engine s     raw s   ratio  engine MB  raw MB")
+    print("case                       engine s      raw s   ratio  engine MB  raw MB")
     for result in results {
         let megabytes = { (value: Double?) in value.map { String(format: "%9.0f", $0) } ?? "        -" }
         print(
             result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
-                + String(format: " %10.4f %9.4f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
+                + String(format: " %10.6f %10.6f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
                 + " \(megabytes(result.enginePeakMegabytes))  \(megabytes(result.rawPeakMegabytes))")
     }
 }
