@@ -79,6 +79,8 @@ var targets: [Target] = [
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(name: "modelkit-bench", dependencies: ["ModelKit", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
+    .target(name: "Records", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/Records"),
+    .executableTarget(name: "records", dependencies: ["Records", "AppState"] + swiftDataDependency, path: "Examples/records"),
     .target(name: "TodoList", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/TodoList"),
     .executableTarget(name: "todo", dependencies: ["TodoList", "AppState"] + swiftDataDependency, path: "Examples/todo"),
     .testTarget(name: "CSQLiteTests", dependencies: ["CSQLite"]),
@@ -90,6 +92,7 @@ var targets: [Target] = [
     ),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", sqliteDependency]),
     .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"] + swiftDataDependency),
+    .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", sqliteDependency] + swiftDataDependency),
     .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState"] + swiftDataDependency),
 ]
 

@@ -133,7 +133,7 @@ extension ModelContext {
         }
     }
 
-    private func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {
+    func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {
         [inserted, changed, deleted].contains { pending in pending.models.contains { $0 is T } }
     }
 

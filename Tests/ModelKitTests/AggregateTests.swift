@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+@testable import ModelKit
+
+@Suite struct AggregateTests {
+    let context: ModelContext
+
+    init() throws {
+        context = ModelContext(try inMemoryContainer(for: Ticket.self))
+        for (title, score, open) in [("a", 1.5, true), ("b", 2.25, false), ("c", 4.0, true)] {
+            context.insert(Ticket(title, score: score, isOpen: open))
+        }
+        try context.save()
+    }
+
+    @Test func sumRunsInSQLiteWithItsPredicate() throws {
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        #expect(try context.sum(of: \Ticket.score) == 7.75)
+        #expect(try context.sum(of: \Ticket.score, where: #Predicate { $0.isOpen }) == 5.5)
+        #expect(try context.sum(of: \Ticket.score, where: #Predicate { $0.title == "none" }) == 0)
+        #expect(statements.allSatisfy { $0.hasPrefix(#"SELECT total("score")"#) })
+    }
+
+    @Test func sumCountsPendingChangesAndUntranslatedPredicates() throws {
+        context.insert(Ticket("d", score: 10))
+        #expect(try context.sum(of: \Ticket.score) == 17.75)
+        try context.save()
+        #expect(try context.sum(of: \Ticket.score, where: #Predicate { $0.title.count == 1 }) == 17.75)
+    }
+
+    @Test func aStoredNaNMakesTheSumNaN() throws {
+        context.insert(Ticket("nan", score: .nan))
+        try context.save()
+        #expect(try context.sum(of: \Ticket.score).isNaN)
+        #expect(try context.sum(of: \Ticket.score, where: #Predicate { $0.isOpen == false }) == 2.25)
+    }
+}

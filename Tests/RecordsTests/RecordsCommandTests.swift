@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+@testable import records
+
+/// Runs the `records` executable as a new process each time.
+struct RecordsProcess {
+    let home: URL
+
+    init() throws {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("RecordsCLITests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: home) }
+
+    var defaultStore: URL { home.appendingPathComponent("data/records/default.store") }
+
+    @discardableResult
+    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
+        try run(arguments)
+    }
+
+    func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
+        let process = Process()
+        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("records")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        environment["HOME"] = home.path
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        let error = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
+    }
+}
+
+@Suite struct RecordsCommandTests {
+    @Test func recordsSurviveBetweenRuns() throws {
+        let records = try RecordsProcess()
+        defer { records.remove() }
+        #expect(try records.run("add", "income", "1200", "Salary", "--date", "2026-11-01").status == 0)
+        #expect(try records.run("add", "expense", "45.5", "Groceries", "for", "the", "week", "--date", "2026-11-03").status == 0)
+        #expect(try records.run("add", "--date", "2026-11-02", "expense", "0.25", "Gum").status == 0)
+        #expect(FileManager.default.fileExists(atPath: records.defaultStore.path))
+        #expect(try records.run("list").out == """
+            2026-11-03  expense       45.50  Groceries for the week
+            2026-11-02  expense        0.25  Gum
+            2026-11-01  income      1200.00  Salary
+
+            """)
+        #expect(try records.run("list", "--type", "income").out == "2026-11-01  income      1200.00  Salary\n")
+        #expect(try records.run("totals").out == "income 1200.00\nexpense 45.75\nbalance 1154.25\n")
+    }
+
+    @Test func storeOptionWorksOnEveryCommand() throws {
+        let records = try RecordsProcess()
+        defer { records.remove() }
+        let store = records.home.appendingPathComponent("books/2026.store").path
+        #expect(try records.run("--store", store, "add", "income", "10", "Tip").status == 0)
+        #expect(try records.run("list", "--store", store).out.hasSuffix("income        10.00  Tip\n"))
+        #expect(try records.run("totals", "--store", store).out == "income 10.00\nexpense 0.00\nbalance 10.00\n")
+        #expect(!FileManager.default.fileExists(atPath: records.defaultStore.path))
+        #expect(try records.run("totals").out == "income 0.00\nexpense 0.00\nbalance 0.00\n")
+    }
+
+    @Test(arguments: [
+        (["add", "refund", "10", "Shoes"], "unknown type 'refund'"),
+        (["add", "income", "-5", "Oops"], "the amount '-5' is not a positive number"),
+        (["add", "income", "0", "Zero"], "is not a positive number"),
+        (["add", "income", "inf", "Huge"], "is not a positive number"),
+        (["add", "income", "nan", "Huh"], "is not a positive number"),
+        (["add", "income", "ten", "Words"], "is not a positive number"),
+        (["add", "income", "10", "Late", "--date", "2026-02-30"], "the date '2026-02-30' is not a YYYY-MM-DD day"),
+        (["add", "income", "10", "Late", "--date", "11/03/2026"], "is not a YYYY-MM-DD day"),
+        (["add", "income", "10", " "], "the title is empty"),
+        (["add", "income", "10"], "add needs a type, an amount and a title"),
+        (["list", "--type", "gift"], "unknown type 'gift'"),
+        (["frob"], "unknown command 'frob'"),
+        (["totals", "now"], "totals takes no arguments"),
+    ])
+    func badInputIsRejectedAndTheStoreIsUnchanged(arguments: [String], message: String) throws {
+        let records = try RecordsProcess()
+        defer { records.remove() }
+        try records.run("add", "income", "1", "Seed", "--date", "2026-01-01")
+        let before = try Data(contentsOf: records.defaultStore)
+        let result = try records.run(arguments)
+        #expect(result.status != 0)
+        #expect(result.out == "")
+        #expect(result.err.contains(message))
+        #expect(try Data(contentsOf: records.defaultStore) == before)
+        #expect(try records.run("list").out == "2026-01-01  income         1.00  Seed\n")
+    }
+
+    @Test func readingAMissingStoreDoesNotCreateIt() throws {
+        let records = try RecordsProcess()
+        defer { records.remove() }
+        #expect(try records.run("list").out == "")
+        #expect(try records.run("totals").status == 0)
+        #expect(!FileManager.default.fileExists(atPath: records.defaultStore.path))
+    }
+
+    @Test func addWithoutADateUsesToday() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let command = try RecordsCommand(arguments: ["add", "income", "5", "Tip"], now: now)
+        guard case .add(let record) = command.action else { Issue.record("not an add"); return }
+        #expect(record.date == now)
+        #expect(RecordsCommand.format(now) == "2023-11-14")
+    }
+}
