@@ -26,6 +26,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             var arguments = "name: \"\(property.name)\", keyPath: \\\(typeName).\(property.name)"
             if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
             if let attribute = property.attributeArguments { arguments += ", attribute: Schema.Attribute(\(attribute.trimmedDescription))" }
+            if let relationship = property.relationshipArguments {
+                arguments += ", relationship: Schema.Relationship(\(relationship.trimmedDescription))"
+            }
             return "Schema.PropertyMetadata(\(arguments))"
         }
         return [

@@ -7,6 +7,8 @@ struct PersistedProperty {
     let defaultValue: ExprSyntax?
     /// The arguments of the property's `@Attribute(…)`, if it has one.
     let attributeArguments: LabeledExprListSyntax?
+    /// The arguments of the property's `@Relationship(…)`, if it has one.
+    let relationshipArguments: LabeledExprListSyntax?
 
     /// The persisted properties of `classDecl`, in declaration order, or the diagnostics explaining
     /// why a stored property cannot be persisted.
@@ -41,6 +43,8 @@ struct PersistedProperty {
         self.type = type.trimmed
         self.defaultValue = binding.initializer?.value.trimmed
         self.attributeArguments = variable.attribute("Attribute")?.arguments?.as(LabeledExprListSyntax.self)
+        let relationship = variable.attribute("Relationship")
+        self.relationshipArguments = relationship.map { $0.arguments?.as(LabeledExprListSyntax.self) ?? [] }
     }
 
     /// The type of a literal default value, for properties declared without a type.

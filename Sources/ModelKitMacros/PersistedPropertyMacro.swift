@@ -23,7 +23,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$modelKit.access(self, keyPath: \\.\(raw: name))
+                _$modelKit.access(self, keyPath: \\.\(raw: name), column: \(column))
                 return _\(raw: name)
             }
             """,

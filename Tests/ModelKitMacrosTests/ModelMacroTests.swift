@@ -36,7 +36,7 @@ import Testing
                             _title = initialValue
                         }
                         get {
-                            _$modelKit.access(self, keyPath: \\.title)
+                            _$modelKit.access(self, keyPath: \\.title, column: 0)
                             return _title
                         }
                         set {
@@ -53,7 +53,7 @@ import Testing
                             _code = initialValue
                         }
                         get {
-                            _$modelKit.access(self, keyPath: \\.code)
+                            _$modelKit.access(self, keyPath: \\.code, column: 1)
                             return _code
                         }
                         set {
@@ -70,7 +70,7 @@ import Testing
                             _count = initialValue
                         }
                         get {
-                            _$modelKit.access(self, keyPath: \\.count)
+                            _$modelKit.access(self, keyPath: \\.count, column: 2)
                             return _count
                         }
                         set {

@@ -17,6 +17,8 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case modelNotInSchema(String)
     /// `save()` was called on a container configured with `allowsSave: false`.
     case saveNotAllowed(URL)
+    /// A model was deleted while its relationship with the `.deny` rule still had related models.
+    case deleteDenied(entity: String, relationship: String)
     /// A stored value cannot be read as the property's type.
     case storedValueMismatch(entity: String, property: String, expected: String, found: String)
     /// SQLite refused an operation, for example a constraint failure.
@@ -41,6 +43,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
             "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
         case .saveNotAllowed(let url):
             "The container for \(url.path) was configured with allowsSave: false, so save() cannot write."
+        case .deleteDenied(let entity, let relationship):
+            "Cannot delete a \(entity) while its \(relationship) has related models (delete rule .deny). "
+                + "Nothing was saved; remove the related models first."
         case .storedValueMismatch(let entity, let property, let expected, let found):
             "\(entity).\(property) holds \(found), which is not a valid \(expected)."
         case .sqlite(let error):

@@ -116,7 +116,7 @@ extension ModelContext {
             defer { statement.reset() }
             var models: [T] = []
             while try statement.step() {
-                models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity)))
+                models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self)))
             }
             return models
         }

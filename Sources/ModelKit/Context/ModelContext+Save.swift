@@ -25,31 +25,34 @@ extension ModelContext {
     public func save() throws {
         guard hasChanges else { return }
         guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        try prepareRelationshipsForSave()
         NotificationCenter.default.post(name: Self.willSave, object: self)
 
         let insertedModels = inserted.models
         let changedModels = changed.models
         let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
         let connection = try connection()
-        let rowIDs: [Int64]
         do {
-            rowIDs = try connection.transaction {
-                let rowIDs = try insertedModels.map { try insertRow($0, into: connection) }
+            try connection.transaction {
+                // Inserted models take their keys at once, so that references to them can be written.
+                for model in insertedModels { model._$modelKit.rowID = try insertRow(model, into: connection) }
+                try writeForeignKeysBetweenInserted(insertedModels, in: connection)
                 var updates: [UpdateKey: Statement] = [:]
                 for model in changedModels { try updateRow(model, in: connection, statements: &updates) }
+                try writeJoinTables(of: insertedModels + changedModels, in: connection)
                 for model in deletedModels { try deleteRow(model, from: connection) }
-                return rowIDs
             }
-        } catch let error as SQLiteError {
-            throw ModelKitError.sqlite(error)
+        } catch {
+            for model in insertedModels { model._$modelKit.rowID = nil }
+            if let error = error as? SQLiteError { throw ModelKitError.sqlite(error) }
+            throw error
         }
 
         // The transaction committed: now the models take their new identities.
         let updatedIDs = changedModels.map(\.persistentModelID)
         let deletedIDs = deletedModels.map(\.persistentModelID)
-        for (model, rowID) in zip(insertedModels, rowIDs) {
+        for model in insertedModels {
             let storage = model._$modelKit
-            storage.rowID = rowID
             storage.storeIdentifier = container.store.identifier
             storage.isInserted = false
             storage.changedColumns.removeAll()
@@ -83,7 +86,8 @@ extension ModelContext {
     private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
         let entity = try entity(for: type(of: model))
         let insert = try connection.statement(entity.sql.insert)
-        try insert.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
+        let stored = entity.sql.storedColumns
+        try insert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
         defer { insert.reset() }
         do {
             while try insert.step() {}
@@ -91,7 +95,7 @@ extension ModelContext {
         } catch let error as SQLiteError where error.isUniqueViolation {
             guard let sql = entity.sql.upsert else { throw error }
             let upsert = try connection.statement(sql)
-            try upsert.bind(count: entity.columns.count) { try model._modelKitValue(at: $0) }
+            try upsert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
             defer { upsert.reset() }
             guard try upsert.step() else { throw error }
             return upsert.int64(at: 0)
@@ -106,7 +110,8 @@ extension ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
         let entity = try entity(for: type(of: model))
-        let columns = storage.changedColumns.sorted
+        let columns = storage.changedColumns.sorted.filter { entity.properties[$0].isStoredInTable }
+        guard !columns.isEmpty else { return }
         let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
         let statement: Statement
         if let cached = statements[key] {
@@ -121,9 +126,13 @@ extension ModelContext {
         while try statement.step() {}
     }
 
+    /// Deletes the model's row, its join-table links, and stored references to it that no
+    /// in-memory inverse took care of.
     private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws {
         let entity = try entity(for: type(of: model))
-        try connection.statement(entity.sql.delete).run([.integer(model._$modelKit.rowID!)])
+        let rowID = SQLValue.integer(model._$modelKit.rowID!)
+        for sql in entity.cleanupOnDelete { try connection.statement(sql).run([rowID]) }
+        try connection.statement(entity.sql.delete).run([rowID])
     }
 }
 

@@ -100,6 +100,7 @@ public final class ModelContext {
         if storage.rowID == nil {
             storage.isInserted = true
             inserted.add(model)
+            linkInverses(of: model)
         } else {
             registered.insert(model, for: RowKey(model))
         }
@@ -215,18 +216,21 @@ public final class ModelContext {
         guard let entity = container.schema.entity(named: identifier.entityName) else {
             preconditionFailure("\(identifier.entityName) is not in the container's schema")
         }
-        if let rowID = identifier.rowID, let model = try? load(entity: entity, rowID: rowID) {
+        if let rowID = identifier.rowID, let model = try? self.model(of: entity, rowID: rowID) {
             return model
         }
         preconditionFailure("No stored \(identifier.entityName) has the identifier \(identifier)")
     }
 
-    private func load(entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
+    /// The model of `entity` stored under `rowID`: the registered instance, or one loaded now.
+    /// Nil when no such row is stored.
+    func model(of entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
+        if let registered = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel { return registered }
         let statement = try connection().statement(entity.sql.selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
         guard try statement.step() else { return nil }
-        let row = ModelRow(statement: statement, entity: entity)
+        let row = ModelRow(statement: statement, entity: entity, context: self)
         func materialize<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
             try self.materialize(type, row: row)
         }
@@ -241,6 +245,7 @@ public final class ModelContext {
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity
+        if !row.entity.relationships.isEmpty { storage.faults = row.faults }
         storage.storeIdentifier = container.store.identifier
         storage.context = self
         registered.insertNew(model, for: key)

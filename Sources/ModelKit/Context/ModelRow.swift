@@ -3,12 +3,43 @@
 public struct ModelRow {
     let statement: Statement
     let entity: Schema.Entity
+    /// The context loading the row, for relationships that must load with it.
+    unowned(unsafe) let context: ModelContext
 
-    /// The stored value of the property at `index`, decoded as its type.
+    /// The stored value of the property at `index`, decoded as its type. A relationship starts
+    /// empty and loads on first read, except a required to-one, which loads now.
     /// - Throws: ``ModelKitError/storedValueMismatch(entity:property:expected:found:)`` when the
     ///   stored value cannot be that type.
     public func value<Value>(at index: Int) throws -> Value {
-        try entity.decode(statement.column(Int32(index + 1)), at: index) as! Value
+        if let relationship = entity.relationships[index] {
+            return try relationshipValue(relationship, at: index) as! Value
+        }
+        return try entity.decode(statement.column(Int32(index + 1)), at: index) as! Value
+    }
+
+    private func relationshipValue(_ relationship: RelationshipInfo, at index: Int) throws -> Any {
+        guard case .toOne(_, isOptional: false) = relationship.shape else { return relationship.access.placeholder }
+        let stored = stored(at: index)
+        guard case .integer(let key) = stored, let target = try context.model(of: relationship.target, rowID: key) else {
+            throw mismatch(stored, at: index)
+        }
+        return target
+    }
+
+    /// The relationships of the row left to load on first read.
+    var faults: [Int: ModelStorage.Fault]? {
+        var faults: [Int: ModelStorage.Fault] = [:]
+        for (index, relationship) in entity.relationships {
+            switch relationship.shape {
+            case .toMany:
+                faults[index] = .toMany
+            case .toOne(_, isOptional: true):
+                if case .integer(let key) = stored(at: index) { faults[index] = .toOne(key) }
+            case .toOne:
+                break
+            }
+        }
+        return faults.isEmpty ? nil : faults
     }
 
     /// ``value(at:)`` for a primitive: chosen at compile time and inlined into the model, it

@@ -10,6 +10,10 @@ struct ChangedColumns: Hashable {
         if column < 64 { bits |= 1 << UInt64(column) } else { beyond64.insert(column) }
     }
 
+    func contains(_ column: Int) -> Bool {
+        column < 64 ? bits & (1 << UInt64(column)) != 0 : beyond64.contains(column)
+    }
+
     mutating func removeAll() {
         bits = 0
         beyond64.removeAll()

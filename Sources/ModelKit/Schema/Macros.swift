@@ -32,6 +32,23 @@ public macro Attribute(
     hashModifier: String? = nil
 ) = #externalMacro(module: "ModelKitMacros", type: "MarkerMacro")
 
+/// Configures a property whose type is another model or an array of one: its delete rule and
+/// its inverse, as in SwiftData.
+///
+/// ```swift
+/// @Relationship(deleteRule: .cascade, inverse: \Item.list) var items: [Item] = []
+/// ```
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "ModelKitMacros", type: "MarkerMacro")
+
 /// Marks a stored property of a `@Model` class as not persisted. It needs a default value, which
 /// models loaded from the store start with.
 @attached(peer)

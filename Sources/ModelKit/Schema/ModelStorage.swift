@@ -29,6 +29,16 @@ public final class ModelStorage {
     var changedColumns = ChangedColumns()
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
     var isLoading = false
+    /// Relationships not loaded yet, by property index: they load on first read.
+    var faults: [Int: Fault]?
+
+    /// A relationship waiting to be loaded.
+    enum Fault {
+        /// A to-one, with the target's primary key.
+        case toOne(Int64)
+        /// A to-many.
+        case toMany
+    }
 
     public init() {}
 
@@ -39,18 +49,52 @@ public final class ModelStorage {
             key: rowID.map { .row($0) } ?? .temporary(temporaryID))
     }
 
-    /// Reports a read of `keyPath` to Observation.
-    public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>) {
+    /// Reports a read of `keyPath` to Observation, and loads the property first if it is a
+    /// relationship not loaded yet.
+    public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>, column: Int) {
         registrar.access(model, keyPath: keyPath)
+        if faults != nil { resolveFault(model, column: column) }
     }
 
-    /// Performs a write of `keyPath`, reporting it to Observation and to the model's context.
+    /// Performs a write of `keyPath`, reporting it to Observation and to the model's context. When
+    /// the property is a relationship with an inverse, the other side follows, in memory.
     public func mutate<Model: PersistentModel, Value>(
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Void
     ) {
+        guard !isLoading else {
+            registrar.withMutation(of: model, keyPath: keyPath, write)
+            return
+        }
+        let relationship = self.relationship(of: Model.self, at: column)
+        let before = relationship?.access.read(model)
         registrar.withMutation(of: model, keyPath: keyPath, write)
-        guard !isLoading else { return }
         changedColumns.insert(column)
         context?.modelDidChange(model)
+        if let relationship, let before {
+            relationship.maintainInverse(of: model, before: before, after: relationship.access.read(model))
+        }
+    }
+
+    /// The relationship at `column`, from the model's entity, or from its type alone while the
+    /// model is in no context.
+    private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
+        let entity = self.entity ?? Schema.standaloneEntity(for: type)
+        guard !entity.relationships.isEmpty else { return nil }
+        return entity.relationships[column]
+    }
+
+    /// Writes properties without tracking them as changes: the engine loading stored state.
+    func loading(_ body: () -> Void) {
+        let wasLoading = isLoading
+        isLoading = true
+        body()
+        isLoading = wasLoading
+    }
+
+    private func resolveFault(_ model: some PersistentModel, column: Int) {
+        guard let fault = faults?.removeValue(forKey: column) else { return }
+        if faults?.isEmpty == true { faults = nil }
+        guard let context, let relationship = entity?.relationships[column] else { return }
+        context.load(fault, of: relationship, into: model)
     }
 }

@@ -19,6 +19,11 @@ extension Schema {
         /// How each property is stored, in column order. Valid once the container has checked
         /// that every property's type can be stored.
         let columns: [Column]
+        /// The relationship properties, by index; linked to their targets when the schema is built.
+        let relationships: [Int: RelationshipInfo]
+        /// Statements, each taking a primary key, that remove a deleted row's join-table links
+        /// and clear references to it from relationships without an inverse. Set with the schema.
+        var cleanupOnDelete: [String] = []
 
         init(_ type: any PersistentModel.Type) {
             self.type = type
@@ -45,7 +50,16 @@ extension Schema {
             self.invalidKeyPath = invalidKeyPath
             sql = TableSQL(name: name, properties: properties, uniqueConstraints: uniqueConstraints)
             columns = properties.compactMap(\.column)
+            var relationships: [Int: RelationshipInfo] = [:]
+            for (index, property) in properties.enumerated() {
+                guard let shape = property.relationshipShape, let access = property.relationshipAccess else { continue }
+                relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
+            }
+            self.relationships = relationships
         }
+
+        /// The relationships in property order.
+        var orderedRelationships: [RelationshipInfo] { relationships.keys.sorted().compactMap { relationships[$0] } }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }

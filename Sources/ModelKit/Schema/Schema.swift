@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The model types a ``ModelContainer`` stores.
 ///
 /// ```swift
@@ -25,13 +27,24 @@ public final class Schema: @unchecked Sendable {
     private let entitiesByName: [String: Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
 
-    /// A schema of the given model types. Listing a type twice lists it once.
+    /// A schema of the given model types and, as in SwiftData, of every model type they are
+    /// related to. Listing a type twice lists it once.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         var seen = Set<ObjectIdentifier>()
-        entities = types.filter { seen.insert(ObjectIdentifier($0)).inserted }.map { Entity($0) }
+        var entities: [Entity] = []
+        var pending = types
+        while !pending.isEmpty {
+            let type = pending.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            let entity = Entity(type)
+            entities.append(entity)
+            pending += entity.orderedRelationships.map(\.shape.target)
+        }
+        self.entities = entities
         self.version = version
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        Schema.resolveRelationships(of: entities, named: entitiesByType)
     }
 
     /// A schema of the given model types.
@@ -45,4 +58,18 @@ public final class Schema: @unchecked Sendable {
     }
 
     func entity(named name: String) -> Entity? { entitiesByName[name] }
+}
+
+extension Schema {
+    private static let standalone = Mutex<[ObjectIdentifier: Entity]>([:])
+
+    /// The entity of a model type on its own (with the types it relates to), for models that are
+    /// in no context yet.
+    static func standaloneEntity(for type: any PersistentModel.Type) -> Entity {
+        let key = ObjectIdentifier(type)
+        if let entity = standalone.withLock({ $0[key] }) { return entity }
+        let entity = Schema([type]).entity(for: type)!
+        standalone.withLock { $0[key] = entity }
+        return entity
+    }
 }

@@ -43,6 +43,9 @@ final class ValueCodec: @unchecked Sendable {
     }
 
     private static func build(for type: Any.Type) -> ValueCodec? {
+        if let shape = RelationshipShape(type) {
+            return relationshipCodec(shape)
+        }
         if let optional = type as? any OptionalProtocol.Type {
             return optionalCodec(optional)
         }
@@ -56,6 +59,28 @@ final class ValueCodec: @unchecked Sendable {
             return jsonCodec(codable)
         }
         return nil
+    }
+
+    /// A to-one stores the target's primary key (NULL until the target is saved); a to-many stores
+    /// nothing in its owner's row. Loading goes through the context, not this codec.
+    private static func relationshipCodec(_ shape: RelationshipShape) -> ValueCodec {
+        let isToMany = shape.isToMany
+        let decode: (SQLValue) throws -> Any = { _ in throw Mismatch(expected: "a relationship", found: .null) }
+        let encode: (Any) throws -> SQLValue = { value in
+            guard !isToMany, let target = primaryKey(of: value) else { return .null }
+            return .integer(target)
+        }
+        return ValueCodec(
+            affinity: .integer, isOptional: true, storedTypeName: "relationship to \(shape.target)",
+            decode: decode, encode: encode)
+    }
+
+    /// The primary key of a to-one's value: a model, or an optional one; nil while unsaved.
+    private static func primaryKey(of value: Any) -> Int64? {
+        if let optional = value as? any OptionalProtocol {
+            return optional.wrapped.flatMap(primaryKey(of:))
+        }
+        return (value as? any PersistentModel)?._$modelKit.rowID
     }
 
     private static func primitiveCodec<T: ColumnConvertible>(_ type: T.Type) -> ValueCodec {

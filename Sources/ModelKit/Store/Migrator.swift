@@ -43,6 +43,10 @@ struct Migrator {
             .first?.first == .integer(1)
         for property in entity.properties {
             let codec = property.codec!
+            if !property.isStoredInTable {
+                try record(property, of: entity)
+                continue
+            }
             if existing.contains(property.name) {
                 try check(property, storedIn: property.name, against: recorded[property.name], of: entity)
             } else if let original = property.originalName, existing.contains(original) {
@@ -115,8 +119,16 @@ struct Migrator {
             .run([.text(entity.name), .text(property.name), .text(codec.storedTypeName), .integer(codec.isOptional ? 1 : 0)])
     }
 
-    /// Creates the unique constraints and indexes the store lacks.
+    /// Creates the unique constraints, indexes and join tables the store lacks.
     private func createIndexes(of entity: Schema.Entity) throws {
+        for relationship in entity.orderedRelationships {
+            guard case .joinTable(let name, "owner", _) = relationship.storage else { continue }
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS \(name.quotedIdentifier) ("owner" INTEGER NOT NULL, "target" INTEGER NOT NULL, PRIMARY KEY ("owner", "target"));
+                CREATE INDEX IF NOT EXISTS \("\(name)_target".quotedIdentifier) ON \(name.quotedIdentifier) ("target")
+                """)
+        }
         let table = entity.sql
         for constraint in entity.uniqueConstraints {
             do {

@@ -1,5 +1,6 @@
 /// The SQL for one entity's table, generated once per schema. The primary key column is `_pk`;
-/// property columns follow in schema order.
+/// property columns follow in schema order. A to-many has no column: selects read `NULL` in its
+/// place, so that property `i` is still result column `i + 1`.
 struct TableSQL: Sendable {
     static let primaryKey = "_pk"
     static let quotedPrimaryKey = primaryKey.quotedIdentifier
@@ -9,6 +10,8 @@ struct TableSQL: Sendable {
     private let name: String
     /// The quoted column names, in property order.
     let columns: [String]
+    /// The indexes of the properties with a column in the table, in order.
+    let storedColumns: [Int]
     private let properties: [Schema.PropertyMetadata]
     /// `SELECT _pk, <columns> FROM <table>`, the shape ``ModelRow`` reads.
     let select: String
@@ -31,17 +34,21 @@ struct TableSQL: Sendable {
         let columns = properties.map(\.name.quotedIdentifier)
         self.columns = columns
         self.properties = properties
+        let storedColumns = properties.indices.filter { properties[$0].isStoredInTable }
+        self.storedColumns = storedColumns
         let pk = Self.quotedPrimaryKey
-        select = "SELECT \(([pk] + columns).joined(separator: ", ")) FROM \(table)"
+        let selected = properties.indices.map { properties[$0].isStoredInTable ? columns[$0] : "NULL" }
+        select = "SELECT \(([pk] + selected).joined(separator: ", ")) FROM \(table)"
         selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        let inserted = storedColumns.map { columns[$0] }
+        let placeholders = Array(repeating: "?", count: inserted.count).joined(separator: ", ")
+        insert = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
         if uniqueConstraints.isEmpty {
             upsert = nil
         } else {
-            let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let assignments = inserted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             let conflicts = uniqueConstraints.map { constraint in
                 let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
                 return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
@@ -52,7 +59,7 @@ struct TableSQL: Sendable {
 
     /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
     var createTable: String {
-        let definitions = ["\(Self.quotedPrimaryKey) INTEGER PRIMARY KEY"] + properties.map(Self.columnDefinition)
+        let definitions = ["\(Self.quotedPrimaryKey) INTEGER PRIMARY KEY"] + storedColumns.map { Self.columnDefinition(properties[$0]) }
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
 
@@ -68,7 +75,8 @@ struct TableSQL: Sendable {
         return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index) ON \(table) (\(columns))"
     }
 
-    /// An update of the given columns of one row; the row's primary key is the last parameter.
+    /// An update of the given stored columns of one row; the row's primary key is the last
+    /// parameter.
     func update(columns indexes: [Int]) -> String {
         let assignments = indexes.map { "\(columns[$0]) = ?" }.joined(separator: ", ")
         return "UPDATE \(table) SET \(assignments) WHERE \(Self.quotedPrimaryKey) = ?"

@@ -1,0 +1,71 @@
+import Foundation
+
+extension ModelContext {
+    /// Loads a relationship left as a fault, without tracking it as a change. A failure leaves
+    /// the relationship empty and goes to `ModelKitDebugLog`; the model stays usable.
+    func load(_ fault: ModelStorage.Fault, of relationship: RelationshipInfo, into model: any PersistentModel) {
+        do {
+            let related = try relatedModels(fault, of: relationship, owner: model)
+            model._$modelKit.loading { relationship.access.assign(model, related) }
+        } catch {
+            ModelKitDebugLog.log("could not load \(relationship.name) of \(type(of: model)): \(error)")
+        }
+    }
+
+    private func relatedModels(
+        _ fault: ModelStorage.Fault, of relationship: RelationshipInfo, owner: any PersistentModel
+    ) throws -> [any PersistentModel] {
+        switch fault {
+        case .toOne(let rowID):
+            return try model(of: relationship.target, rowID: rowID).map { [$0] } ?? []
+        case .toMany:
+            guard let rowID = owner._$modelKit.rowID else { return [] }
+            return try models(of: relationship.target, sql: relatedSelect(relationship, owners: [rowID]))
+        }
+    }
+
+    /// The models of `entity` that `sql` selects, in its order, reusing registered instances.
+    func models(of entity: Schema.Entity, sql: SQL) throws -> [any PersistentModel] {
+        func load<T: PersistentModel>(_ type: T.Type) throws -> [any PersistentModel] {
+            try rows(of: type, entity: entity, sql: sql)
+        }
+        return try load(entity.type)
+    }
+
+    /// Selects the targets of a to-many for the given owners, in primary-key order.
+    func relatedSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
+        let target = relationship.target!
+        let placeholders = Array(repeating: "?", count: owners.count).joined(separator: ", ")
+        let pk = TableSQL.quotedPrimaryKey
+        let filter: String
+        switch relationship.storage {
+        case .inverseForeignKey:
+            filter = "\(target.sql.columns[relationship.inverse!.column]) IN (\(placeholders))"
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            filter = "\(pk) IN (SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN (\(placeholders)))"
+        case .foreignKey:
+            filter = "\(pk) IN (\(placeholders))"
+        }
+        return SQL(text: "\(target.sql.select) WHERE \(filter) ORDER BY \(pk)", bindings: owners.map { .integer($0) })
+    }
+
+    /// Makes the other side of each relationship `model` was created with point back at it, as
+    /// setting those properties would have.
+    func linkInverses(of model: any PersistentModel) {
+        guard let entity = model._$modelKit.entity else { return }
+        for relationship in entity.orderedRelationships where relationship.inverse != nil {
+            guard model._$modelKit.faults?[relationship.column] == nil else { continue }
+            for related in relationship.access.read(model) {
+                relationship.inverse!.link(model, to: related)
+            }
+        }
+    }
+
+    /// The models `model` relates to through loaded relationships, without loading faults.
+    func loadedRelatedModels(of model: any PersistentModel) -> [any PersistentModel] {
+        guard let entity = model._$modelKit.entity else { return [] }
+        return entity.orderedRelationships
+            .filter { model._$modelKit.faults?[$0.column] == nil }
+            .flatMap { $0.access.read(model) }
+    }
+}

@@ -1,0 +1,88 @@
+extension ModelContext {
+    /// Before a save writes anything: inserts the new models that inserted or changed models refer
+    /// to, and applies the delete rules of deleted models.
+    /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)``, before anything is written.
+    func prepareRelationshipsForSave() throws {
+        var queue = inserted.models + changed.models
+        while let model = queue.popLast() {
+            for related in loadedRelatedModels(of: model) where related._$modelKit.context == nil && !related._$modelKit.isDeleted {
+                insert(related)
+                queue.append(related)
+            }
+        }
+        try applyDeleteRules()
+    }
+
+    /// Follows each deleted model's relationships: `.deny` throws if anything is related,
+    /// `.cascade` deletes the related models (and follows theirs), `.nullify` removes the deleted
+    /// model from the related models' inverse. Denials are found before anything changes.
+    private func applyDeleteRules() throws {
+        var worklist = deleted.models
+        var doomed = Set(worklist.map { ObjectIdentifier($0) })
+        var cascaded: [any PersistentModel] = []
+        var nullified: [(relationship: RelationshipInfo, model: any PersistentModel, related: [any PersistentModel])] = []
+        while let model = worklist.popLast() {
+            guard let entity = model._$modelKit.entity else { continue }
+            for relationship in entity.orderedRelationships {
+                let related = relationship.access.read(model).filter { !doomed.contains(ObjectIdentifier($0)) }
+                switch relationship.deleteRule {
+                case .deny where !related.isEmpty:
+                    throw ModelKitError.deleteDenied(entity: entity.name, relationship: relationship.name)
+                case .cascade:
+                    for target in related where doomed.insert(ObjectIdentifier(target)).inserted {
+                        worklist.append(target)
+                        cascaded.append(target)
+                    }
+                case .nullify:
+                    nullified.append((relationship, model, related))
+                default:
+                    break
+                }
+            }
+        }
+        for model in cascaded { delete(model) }
+        for (relationship, model, related) in nullified {
+            guard let inverse = relationship.inverse else { continue }
+            for target in related where !doomed.contains(ObjectIdentifier(target)) {
+                inverse.unlink(model, from: target)
+            }
+        }
+    }
+
+    /// Writes the to-one references between models inserted in this save: when a model was
+    /// inserted, the model it refers to may not have had a key yet.
+    func writeForeignKeysBetweenInserted(_ models: [any PersistentModel], in connection: Connection) throws {
+        let insertedIDs = Set(models.map { ObjectIdentifier($0) })
+        for model in models {
+            guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
+            for relationship in entity.orderedRelationships where !relationship.isToMany {
+                guard let target = relationship.access.read(model).first, insertedIDs.contains(ObjectIdentifier(target)) else { continue }
+                let sql = entity.sql.update(columns: [relationship.column])
+                try connection.statement(sql).run([try model._modelKitValue(at: relationship.column), .integer(rowID)])
+            }
+        }
+    }
+
+    /// Rewrites the join-table links of the given models' loaded to-many relationships that are
+    /// new or changed. Only the owning side of a many-to-many writes; the other side mirrors it
+    /// in memory.
+    func writeJoinTables(of models: [any PersistentModel], in connection: Connection) throws {
+        for model in models {
+            let storage = model._$modelKit
+            guard let entity = storage.entity, let rowID = storage.rowID else { continue }
+            for relationship in entity.orderedRelationships {
+                guard case .joinTable(let name, "owner", let targetColumn) = relationship.storage,
+                    storage.faults?[relationship.column] == nil,
+                    storage.isInserted || storage.changedColumns.contains(relationship.column)
+                else { continue }
+                let table = name.quotedIdentifier
+                try connection.statement("DELETE FROM \(table) WHERE \"owner\" = ?").run([.integer(rowID)])
+                let insert = try connection.statement("INSERT OR IGNORE INTO \(table) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?)")
+                for target in relationship.access.read(model) {
+                    guard let targetID = target._$modelKit.rowID else { continue }
+                    try insert.run([.integer(rowID), .integer(targetID)])
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+/// Reads and writes a relationship property on a model whose type the engine knows only at run
+/// time, as a list of models: a to-one reads as zero or one, a to-many as its elements.
+struct RelationshipAccess: @unchecked Sendable {
+    /// The current related models, through the property's getter (so a fault loads first).
+    let read: (AnyObject) -> [any PersistentModel]
+    /// Sets the property from a list of models.
+    let assign: (AnyObject, [any PersistentModel]) -> Void
+    /// The value a lazily loaded property starts with: nil, or an empty array.
+    let placeholder: Any
+
+    init<Model: PersistentModel, Value>(keyPath: ReferenceWritableKeyPath<Model, Value>) {
+        read = { model in
+            let value = (model as! Model)[keyPath: keyPath]
+            if let array = value as? any ModelArray { return array.models }
+            if let optional = value as? any OptionalProtocol { return (optional.wrapped as? any PersistentModel).map { [$0] } ?? [] }
+            return [value as! any PersistentModel]
+        }
+        assign = { model, models in
+            let value: Value
+            if let array = Value.self as? any ModelArray.Type {
+                value = array.init(models: models) as! Value
+            } else if let optional = Value.self as? any OptionalProtocol.Type {
+                value = (models.first.map { optional.init(wrapping: $0) } ?? optional.nilValue) as! Value
+            } else {
+                guard let first = models.first else { return }  // a required to-one cannot be emptied
+                value = first as! Value
+            }
+            (model as! Model)[keyPath: keyPath] = value
+        }
+        if let array = Value.self as? any ModelArray.Type {
+            placeholder = array.init(models: [])
+        } else if let optional = Value.self as? any OptionalProtocol.Type {
+            placeholder = optional.nilValue
+        } else {
+            placeholder = ()
+        }
+    }
+}
+
+/// A relationship property, resolved against the whole schema: its target, its inverse, and
+/// where its links are stored.
+final class RelationshipInfo: @unchecked Sendable {
+    /// Where the links of a relationship live.
+    enum Storage {
+        /// A column of the owner's table holding the target's primary key (every to-one).
+        case foreignKey
+        /// The inverse to-one's column on the target's table (a to-many whose inverse is a to-one).
+        case inverseForeignKey
+        /// A table of (owner, target) pairs (other to-manys). `ownerColumn` names this side.
+        case joinTable(name: String, ownerColumn: String, targetColumn: String)
+    }
+
+    /// The property's index in its entity.
+    let column: Int
+    let name: String
+    let shape: RelationshipShape
+    let deleteRule: Schema.Relationship.DeleteRule
+    let declaredInverse: AnyKeyPath?
+    let access: RelationshipAccess
+    /// Set while the schema is built; fixed afterwards.
+    fileprivate(set) var target: Schema.Entity!
+    fileprivate(set) weak var inverse: RelationshipInfo?
+    fileprivate(set) var storage = Storage.foreignKey
+
+    init(column: Int, property: Schema.PropertyMetadata, shape: RelationshipShape, access: RelationshipAccess) {
+        self.column = column
+        name = property.name
+        self.shape = shape
+        deleteRule = property.relationship?.deleteRule ?? .nullify
+        declaredInverse = property.relationship?.inverse
+        self.access = access
+    }
+
+    var isToMany: Bool { shape.isToMany }
+}
+
+extension Schema {
+    /// Links every relationship to its target entity and inverse, and decides where to-many links
+    /// are stored. An inverse is the one declared on either side, or else the only property of
+    /// the target that points back.
+    static func resolveRelationships(of entities: [Entity], named: [ObjectIdentifier: Entity]) {
+        for entity in entities {
+            for relationship in entity.relationships.values {
+                relationship.target = named[ObjectIdentifier(relationship.shape.target)]
+            }
+        }
+        for entity in entities {
+            for relationship in entity.relationships.values where relationship.inverse == nil {
+                guard let target = relationship.target else { continue }
+                let candidates = target.relationships.values.filter { $0.target === entity && $0 !== relationship }
+                let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.properties[$0.column].keyPath == keyPath } }
+                let pointingHere = candidates.first { candidate in
+                    candidate.declaredInverse.map { entity.properties[relationship.column].keyPath == $0 } ?? false
+                }
+                let inferred = candidates.count == 1 && candidates[0].declaredInverse == nil ? candidates.first : nil
+                if let inverse = declared ?? pointingHere ?? inferred {
+                    relationship.inverse = inverse
+                    inverse.inverse = relationship
+                }
+            }
+        }
+        for entity in entities {
+            for relationship in entity.relationships.values where relationship.isToMany {
+                if let inverse = relationship.inverse, !inverse.isToMany {
+                    relationship.storage = .inverseForeignKey
+                } else if let inverse = relationship.inverse, inverse.isToMany {
+                    // Many-to-many: one table, named after the side that sorts first.
+                    let mine = "\(entity.name)_\(relationship.name)"
+                    let theirs = "\(relationship.target.name)_\(inverse.name)"
+                    relationship.storage = mine <= theirs
+                        ? .joinTable(name: mine, ownerColumn: "owner", targetColumn: "target")
+                        : .joinTable(name: theirs, ownerColumn: "target", targetColumn: "owner")
+                } else {
+                    relationship.storage = .joinTable(name: "\(entity.name)_\(relationship.name)", ownerColumn: "owner", targetColumn: "target")
+                }
+            }
+        }
+        for entity in entities {
+            for relationship in entity.orderedRelationships {
+                switch relationship.storage {
+                case .foreignKey where relationship.inverse == nil:
+                    let column = entity.sql.columns[relationship.column]
+                    relationship.target?.cleanupOnDelete.append("UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?")
+                case .joinTable(let name, let ownerColumn, let targetColumn) where ownerColumn == "owner":
+                    entity.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) = ?")
+                    relationship.target?.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(targetColumn.quotedIdentifier) = ?")
+                default:
+                    break
+                }
+            }
+        }
+    }
+}

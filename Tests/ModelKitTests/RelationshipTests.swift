@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+
+@testable import ModelKit
+
+@Suite struct RelationshipTests {
+    let store: TemporaryStore
+    let types: [any PersistentModel.Type] = [Shelf.self, Author.self, Category.self, Post.self, Reader.self]
+
+    init() throws { store = try TemporaryStore() }
+
+    func context() throws -> ModelContext {
+        ModelContext(try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: store.url)]))
+    }
+
+    @Test func schemaIncludesRelatedTypesAndResolvesInverses() throws {
+        let schema = Schema([Shelf.self])
+        #expect(schema.entities.map(\.name) == ["Shelf", "Book"])
+        let books = try #require(schema.entities[0].relationships[1])
+        #expect(books.inverse?.name == "shelf")
+        if case .inverseForeignKey = books.storage {} else { Issue.record("books should be stored on Book.shelf") }
+        let essays = try #require(Schema([Author.self]).entities[0].relationships[1])
+        #expect(essays.inverse?.name == "author")  // inferred: the only candidate
+        let labels = try #require(Schema([Post.self]).entities[0].relationships[1])
+        #expect(labels.inverse?.name == "posts")
+        if case .joinTable(let name, let owner, _) = labels.storage {
+            #expect(name == "Label_posts" && owner == "target")
+        } else { Issue.record("many-to-many should use a join table") }
+    }
+
+    @Test func toOneIsStoredAndLoadsLazilyInANewContainer() throws {
+        let writer = try context()
+        let shelf = Shelf(name: "Fiction")
+        writer.insert(Book(title: "Dune", shelf: shelf))
+        try writer.save()
+        #expect(try store.sql("SELECT title, shelf FROM Book") == [["Dune", "1"]])
+
+        let reader = try context()
+        var statements: [String] = []
+        reader.statementTrace = { statements.append($0) }
+        let book = try reader.fetch(FetchDescriptor<Book>())[0]
+        #expect(statements.count == 1)
+        #expect(book.shelf?.name == "Fiction")
+        #expect(statements.count == 2)
+        #expect(book.shelf?.books.map(\.title) == ["Dune"])
+        #expect(try reader.fetch(FetchDescriptor<Shelf>())[0] === book.shelf)
+    }
+
+    @Test func settingOneSideUpdatesTheOtherBeforeAnySave() throws {
+        let context = try context()
+        let fiction = Shelf(name: "Fiction")
+        let poetry = Shelf(name: "Poetry")
+        let dune = Book(title: "Dune")
+        context.insert(fiction)
+        context.insert(poetry)
+        context.insert(dune)
+        dune.shelf = fiction
+        #expect(fiction.books.map(\.title) == ["Dune"])
+        let odes = Book(title: "Odes")
+        poetry.books.append(odes)
+        #expect(odes.shelf === poetry)
+        dune.shelf = poetry
+        #expect(fiction.books.isEmpty)
+        #expect(poetry.books.map(\.title) == ["Odes", "Dune"])
+        poetry.books = [odes]
+        #expect(dune.shelf == nil)
+        try context.save()
+        let reader = try self.context()  // relationships load through their context, so it stays
+        let reloaded = try reader.fetch(FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)]))
+        #expect(reloaded.map { $0.books.map(\.title) } == [[], ["Odes"]])
+    }
+
+    @Test func modelsCreatedWithARelationshipLinkTheInverseOnInsert() throws {
+        let context = try context()
+        let shelf = Shelf(name: "Fiction")
+        let book = Book(title: "Dune", shelf: shelf)
+        context.insert(book)
+        #expect(shelf.books.map(\.title) == ["Dune"])
+        try context.save()
+        #expect(try self.context().fetchCount(FetchDescriptor<Shelf>()) == 1)  // inserted with the book
+    }
+
+    @Test func insertingAModelInsertsTheNewModelsItReferences() throws {
+        let context = try context()
+        let shelf = Shelf(name: "Fiction")
+        shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+        context.insert(shelf)
+        try context.save()
+        let reader = try self.context()
+        let books = try reader.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
+        #expect(books.map(\.title) == ["Dune", "Emma"])
+        #expect(books.allSatisfy { $0.shelf?.name == "Fiction" })
+    }
+
+    @Test func cascadeDeletesRelatedModelsInTheSameSave() throws {
+        let context = try context()
+        let shelf = Shelf(name: "Fiction")
+        shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+        context.insert(shelf)
+        context.insert(Book(title: "Loose"))
+        try context.save()
+        let reader = try self.context()
+        reader.delete(try reader.fetch(FetchDescriptor<Shelf>())[0])
+        try reader.save()
+        #expect(try store.sql("SELECT title FROM Book") == [["Loose"]])
+        #expect(try store.sql("SELECT COUNT(*) FROM Shelf") == [["0"]])
+    }
+
+    @Test func nullifyClearsTheInverseInMemoryAndInTheStore() throws {
+        let context = try context()
+        let root = Category(name: "root")
+        let leaf = Category(name: "leaf", parent: root)
+        context.insert(leaf)
+        try context.save()
+        context.delete(root)
+        try context.save()
+        #expect(leaf.parent == nil)
+        #expect(try store.sql("SELECT name, parent FROM Category") == [["leaf", "NULL"]])
+    }
+
+    @Test func denyMakesSaveThrowAndLeavesTheStoreUnchanged() throws {
+        let context = try context()
+        let author = Author(name: "Ada")
+        context.insert(Essay(title: "Notes", author: author))
+        try context.save()
+        let before = try store.sql("SELECT * FROM Author")
+        context.delete(author)
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case ModelKitError.deleteDenied("Author", "essays") = error else { return false }
+            return true
+        }
+        #expect(try store.sql("SELECT * FROM Author") == before)
+        #expect(try store.sql("SELECT COUNT(*) FROM Essay") == [["1"]])
+        context.rollback()
+        author.essays = []
+        context.delete(author)
+        try context.save()
+        #expect(try store.sql("SELECT COUNT(*) FROM Author") == [["0"]])
+    }
+
+    @Test func noActionLeavesRelatedModelsAloneAndReferencesWithoutInverseAreCleared() throws {
+        let context = try context()
+        let shelf = Shelf(name: "Fiction")
+        let dune = Book(title: "Dune", shelf: shelf)
+        let reader = Reader(name: "Lin", bookmark: dune)
+        reader.visiting = shelf
+        context.insert(reader)
+        try context.save()
+        context.delete(reader)
+        try context.save()
+        #expect(try store.sql("SELECT name FROM Shelf") == [["Fiction"]])  // noAction
+
+        let other = Reader(name: "Kim", bookmark: Book(title: "Emma"))
+        other.visiting = shelf
+        context.insert(other)
+        try context.save()
+        context.delete(shelf)
+        try context.save()
+        #expect(try store.sql("SELECT name, visiting FROM Reader") == [["Kim", "NULL"]])
+    }
+
+    @Test func selfReferencingTreesSurviveANewContainer() throws {
+        let context = try context()
+        let root = Category(name: "root")
+        let child = Category(name: "child", parent: root)
+        _ = Category(name: "grandchild", parent: child)
+        context.insert(root)
+        try context.save()
+        let reloaded = try self.context()
+        let top = try reloaded.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.parent == nil }))
+        #expect(top.map(\.name) == ["root"])
+        #expect(top[0].children.map(\.name) == ["child"])
+        #expect(top[0].children[0].children.map(\.name) == ["grandchild"])
+        #expect(top[0].children[0].children[0].parent?.parent === top[0])
+    }
+
+    @Test func manyToManyIsMirroredAndStoredOnce() throws {
+        let context = try context()
+        let swift = Label(name: "swift")
+        let sql = Label(name: "sql")
+        let post = Post(title: "ModelKit")
+        post.labels = [swift, sql]
+        #expect(swift.posts.map(\.title) == ["ModelKit"])  // before any context has them
+        context.insert(post)
+        let second = Post(title: "Queries")
+        context.insert(second)
+        sql.posts.append(second)
+        #expect(second.labels.map(\.name) == ["sql"])
+        try context.save()
+        #expect(try store.sql("SELECT COUNT(*) FROM Label_posts") == [["3"]])
+        let reloaded = try self.context()
+        let labels = try reloaded.fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
+        #expect(labels.map { $0.posts.map(\.title).sorted() } == [["ModelKit", "Queries"], ["ModelKit"]])
+    }
+
+    @Test func toManyWithoutInverseAndRequiredToOne() throws {
+        let context = try context()
+        let dune = Book(title: "Dune")
+        let reader = Reader(name: "Lin", bookmark: dune)
+        reader.favorites = [dune, Book(title: "Emma")]
+        context.insert(reader)
+        try context.save()
+        #expect(try store.sql("SELECT COUNT(*) FROM Reader_favorites") == [["2"]])
+        let readers = try self.context()
+        let loaded = try readers.fetch(FetchDescriptor<Reader>())[0]
+        #expect(loaded.bookmark.title == "Dune")  // loaded with the reader
+        #expect(loaded.favorites.map(\.title) == ["Dune", "Emma"])
+        #expect(loaded.favorites[0] === loaded.bookmark)
+    }
+
+    @Test func migrationAddsRelationshipColumnsAndTables() throws {
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [ModelConfiguration(url: store.url)]))
+            context.insert(Note(text: "kept"))
+            try context.save()
+        }
+        let context = try self.context()
+        #expect(try context.fetchCount(FetchDescriptor<Reader>()) == 0)
+        #expect(try store.sql("SELECT name FROM sqlite_master WHERE name = 'Reader_favorites'") == [["Reader_favorites"]])
+        #expect(try store.sql("SELECT text FROM Note") == [["kept"]])
+    }
+}
