@@ -222,3 +222,79 @@ import Testing
         #expect(try store.sql("SELECT text FROM Note") == [["kept"]])
     }
 }
+
+@Suite struct RelationshipLoadingTests {
+    let store: TemporaryStore
+
+    init() throws {
+        store = try TemporaryStore()
+        let context = try self.context()
+        for index in 0..<5 {
+            let shelf = Shelf(name: "shelf \(index)")
+            shelf.books = (0..<3).map { Book(title: "book \(index).\($0)") }
+            context.insert(shelf)
+        }
+        let post = Post(title: "p")
+        post.labels = [Label(name: "a"), Label(name: "b")]
+        context.insert(post)
+        try context.save()
+    }
+
+    func context() throws -> ModelContext {
+        ModelContext(try ModelContainer(for: Schema([Shelf.self, Post.self]), configurations: [ModelConfiguration(url: store.url)]))
+    }
+
+    @Test func withoutPrefetchEachModelLoadsItsOwnRelationship() throws {
+        let context = try context()
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        let shelves = try context.fetch(FetchDescriptor<Shelf>())
+        #expect(shelves.map(\.books.count) == [3, 3, 3, 3, 3])
+        #expect(statements.count == 1 + 5)
+    }
+
+    @Test func prefetchLoadsAToManyForAllResultsInOneQuery() throws {
+        let context = try context()
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        var descriptor = FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        let shelves = try context.fetch(descriptor)
+        #expect(statements.count == 2)
+        #expect(shelves.map { $0.books.map(\.title) } == (0..<5).map { index in (0..<3).map { "book \(index).\($0)" } })
+        #expect(shelves[0].books[0].shelf === shelves[0])
+        #expect(statements.count == 2)
+    }
+
+    @Test func prefetchLoadsAToOneForAllResultsInOneQuery() throws {
+        let context = try context()
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        var descriptor = FetchDescriptor<Book>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.shelf]
+        let books = try context.fetch(descriptor)
+        #expect(Set(books.compactMap { $0.shelf?.name }).count == 5)
+        #expect(statements.count == 2)
+        // The same row is the same instance: five shelves for fifteen books.
+        #expect(Set(books.compactMap { $0.shelf.map(ObjectIdentifier.init) }).count == 5)
+    }
+
+    @Test func prefetchThroughAJoinTable() throws {
+        let context = try context()
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        var descriptor = FetchDescriptor<Post>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.labels]
+        let posts = try context.fetch(descriptor)
+        #expect(posts[0].labels.map(\.name) == ["a", "b"])
+        #expect(statements.count == 2)
+    }
+
+    @Test func sortingByAToOneKeyPathIsCorrect() throws {
+        let context = try context()
+        let descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.shelf?.name, order: .reverse), SortDescriptor(\.title)])
+        let titles = try context.fetch(descriptor).map(\.title)
+        #expect(titles.prefix(3) == ["book 4.0", "book 4.1", "book 4.2"])
+        #expect(titles.last == "book 0.2")
+    }
+}

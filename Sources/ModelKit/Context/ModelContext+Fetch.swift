@@ -3,6 +3,10 @@ import Foundation
 extension ModelContext {
     /// The models the descriptor describes.
     ///
+    /// Relationships load lazily, on first read, through the context (keep it alive while you use
+    /// them). `relationshipKeyPathsForPrefetching` loads the named ones for every result at once:
+    /// one query per relationship instead of one per model.
+    ///
     /// The predicate, sorting, limit and offset run in SQLite when they translate. A predicate (or
     /// part of one) with no SQL translation is evaluated in Swift over the stored rows instead, so
     /// every predicate gets the right answer; `ModelKitDebugLog` names the node. With
@@ -10,6 +14,14 @@ extension ModelContext {
     /// - Throws: ``ModelKitError/modelNotInSchema(_:)`` for a type the container does not store,
     ///   or a typed error if the store cannot be read.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let models = try fetchModels(descriptor)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models)
+        }
+        return models
+    }
+
+    private func fetchModels<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let plan = try plan(for: descriptor)
         let pending = descriptor.includePendingChanges && hasPendingChanges(of: T.self)
         var models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: !pending))

@@ -57,6 +57,14 @@ struct TableSQL: Sendable {
         }
     }
 
+    /// The primary key and every column, as ``select`` lists them, optionally qualified by a
+    /// table alias.
+    func selectList(qualifiedBy alias: String?) -> String {
+        let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
+        let columns = properties.indices.map { properties[$0].isStoredInTable ? prefix + self.columns[$0] : "NULL" }
+        return ([prefix + Self.quotedPrimaryKey] + columns).joined(separator: ", ")
+    }
+
     /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
     var createTable: String {
         let definitions = ["\(Self.quotedPrimaryKey) INTEGER PRIMARY KEY"] + storedColumns.map { Self.columnDefinition(properties[$0]) }

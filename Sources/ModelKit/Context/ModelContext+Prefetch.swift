@@ -1,0 +1,87 @@
+extension ModelContext {
+    /// Loads the named relationships of `models` in batches: one query per relationship (per
+    /// 10,000 models) rather than one per model. Relationships already loaded are left alone.
+    func prefetch<T: PersistentModel>(_ keyPaths: [PartialKeyPath<T>], of models: [T]) throws {
+        let entity = try entity(for: T.self)
+        for keyPath in keyPaths {
+            guard let column = entity.column(for: keyPath), let relationship = entity.relationships[column] else { continue }
+            let owners: [any PersistentModel] = models.filter { $0._$modelKit.faults?[column] != nil }
+            for start in stride(from: 0, to: owners.count, by: 10_000) {
+                try prefetch(relationship, of: Array(owners[start..<min(start + 10_000, owners.count)]))
+            }
+        }
+    }
+
+    private func prefetch(_ relationship: RelationshipInfo, of owners: [any PersistentModel]) throws {
+        var related: [Int64: [any PersistentModel]] = [:]
+        if relationship.isToMany {
+            let keys = owners.compactMap { $0._$modelKit.rowID }
+            let sql = prefetchSelect(relationship, owners: keys)
+            for (owner, model) in try taggedModels(of: relationship.target, sql: sql) {
+                related[owner, default: []].append(model)
+            }
+        } else {
+            let keys = Set(owners.compactMap { owner -> Int64? in
+                if case .toOne(let key)? = owner._$modelKit.faults?[relationship.column] { return key }
+                return nil
+            })
+            let sql = relatedSelect(relationship, owners: Array(keys))
+            for model in try models(of: relationship.target, sql: sql) {
+                related[model._$modelKit.rowID!] = [model]
+            }
+        }
+        for owner in owners {
+            let storage = owner._$modelKit
+            guard let fault = storage.faults?.removeValue(forKey: relationship.column) else { continue }
+            if storage.faults?.isEmpty == true { storage.faults = nil }
+            let key: Int64? = switch fault {
+            case .toOne(let key): key
+            case .toMany: storage.rowID
+            }
+            storage.loading { relationship.access.assign(owner, key.flatMap { related[$0] } ?? []) }
+        }
+    }
+
+    /// Selects a to-many's targets for the given owners, each row tagged with its owner's key in
+    /// an extra last column.
+    private func prefetchSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
+        let target = relationship.target!
+        let placeholders = Array(repeating: "?", count: owners.count).joined(separator: ", ")
+        let bindings = owners.map { SQLValue.integer($0) }
+        let pk = TableSQL.quotedPrimaryKey
+        switch relationship.storage {
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            let columns = target.sql.selectList(qualifiedBy: "t")
+            return SQL(
+                text: "SELECT \(columns), \"j\".\(ownerColumn.quotedIdentifier) FROM \(target.sql.table) AS \"t\" "
+                    + "JOIN \(name.quotedIdentifier) AS \"j\" ON \"j\".\(targetColumn.quotedIdentifier) = \"t\".\(pk) "
+                    + "WHERE \"j\".\(ownerColumn.quotedIdentifier) IN (\(placeholders)) ORDER BY \"t\".\(pk)",
+                bindings: bindings)
+        default:
+            let foreignKey = target.sql.columns[relationship.inverse!.column]
+            return SQL(
+                text: "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.table) "
+                    + "WHERE \(foreignKey) IN (\(placeholders)) ORDER BY \(pk)",
+                bindings: bindings)
+        }
+    }
+
+    /// The models `sql` selects, each with the integer in the statement's last column.
+    private func taggedModels(of entity: Schema.Entity, sql: SQL) throws -> [(Int64, any PersistentModel)] {
+        func load<T: PersistentModel>(_ type: T.Type) throws -> [(Int64, any PersistentModel)] {
+            try run {
+                let statement = try connection().statement(sql.text)
+                try statement.bind(sql.bindings)
+                defer { statement.reset() }
+                var tagged: [(Int64, any PersistentModel)] = []
+                let tag = Int32(entity.properties.count + 1)
+                while try statement.step() {
+                    let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self))
+                    tagged.append((statement.int64(at: tag), model))
+                }
+                return tagged
+            }
+        }
+        return try load(entity.type)
+    }
+}
