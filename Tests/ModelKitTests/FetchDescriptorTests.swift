@@ -61,8 +61,8 @@ import Testing
         descriptor.fetchLimit = 2
         #expect(try context.fetchCount(descriptor) == 2)
         #expect(statements == [
-            #"SELECT COUNT(*) FROM "Ticket" WHERE ("count" >= ?)"#,
-            #"SELECT COUNT(*) FROM (SELECT 1 FROM "Ticket" WHERE ("count" >= ?) LIMIT ? OFFSET ?)"#,
+            #"SELECT COUNT(*) FROM "Ticket" WHERE ("Ticket"."count" >= ?)"#,
+            #"SELECT COUNT(*) FROM (SELECT 1 FROM "Ticket" WHERE ("Ticket"."count" >= ?) LIMIT ? OFFSET ?)"#,
         ])
         #expect(context.registered.isEmpty)
     }
@@ -125,7 +125,7 @@ import Testing
 
         try context.delete(model: Ticket.self, where: #Predicate { $0.count >= 3 })
 
-        #expect(statements.filter { $0.hasPrefix("DELETE") } == [#"DELETE FROM "Ticket" WHERE ("count" >= ?) RETURNING "_pk""#])
+        #expect(statements.filter { $0.hasPrefix("DELETE") } == [#"DELETE FROM "Ticket" WHERE ("Ticket"."count" >= ?) RETURNING "_pk""#])
         #expect(doomed.allSatisfy { $0.isDeleted && $0.modelContext == nil })
         #expect(kept.allSatisfy { !$0.isDeleted && $0.modelContext === context })
         #expect(Set(deletedIDs) == Set(expectedIDs))

@@ -22,38 +22,38 @@ import Testing
 
     @Test func comparisonsBindTheirValues() throws {
         let fragment = try sql(#Predicate { $0.count > 3 && $0.title <= "m" })
-        #expect(fragment.text == #"(("count" > ?) AND ("title" <= ?))"#)
+        #expect(fragment.text == #"(("Ticket"."count" > ?) AND ("Ticket"."title" <= ?))"#)
         #expect(fragment.bindings == [.integer(3), .text("m")])
     }
 
     @Test func equalityIsNullSafe() throws {
-        #expect(try sql(#Predicate { $0.note == nil }).text == #"("note" IS NULL)"#)
-        #expect(try sql(#Predicate { $0.note != nil }).text == #"("note" IS NOT NULL)"#)
-        #expect(try sql(#Predicate { $0.title == "a" }).text == #"("title" IS ?)"#)
+        #expect(try sql(#Predicate { $0.note == nil }).text == #"("Ticket"."note" IS NULL)"#)
+        #expect(try sql(#Predicate { $0.note != nil }).text == #"("Ticket"."note" IS NOT NULL)"#)
+        #expect(try sql(#Predicate { $0.title == "a" }).text == #"("Ticket"."title" IS ?)"#)
     }
 
     @Test func logicNegationAndBooleanProperties() throws {
-        #expect(try sql(#Predicate { $0.isOpen }).text == #""isOpen""#)
-        #expect(try sql(#Predicate { !$0.isOpen || $0.count == 1 }).text == #"((NOT "isOpen") OR ("count" IS ?))"#)
+        #expect(try sql(#Predicate { $0.isOpen }).text == #""Ticket"."isOpen""#)
+        #expect(try sql(#Predicate { !$0.isOpen || $0.count == 1 }).text == #"((NOT "Ticket"."isOpen") OR ("Ticket"."count" IS ?))"#)
     }
 
     @Test func arithmetic() throws {
         let fragment = try sql(#Predicate { $0.count * 2 + 1 > 5 && $0.count % 2 == 0 && -$0.count < 0 })
-        #expect(fragment.text == #"((((("count" * ?) + ?) > ?) AND (("count" % ?) IS ?)) AND ((-"count") < ?))"#)
+        #expect(fragment.text == #"((((("Ticket"."count" * ?) + ?) > ?) AND (("Ticket"."count" % ?) IS ?)) AND ((-"Ticket"."count") < ?))"#)
         #expect(fragment.bindings == [.integer(2), .integer(1), .integer(5), .integer(2), .integer(0), .integer(0)])
     }
 
     @Test func stringMatchingUsesInstrSoWildcardsAreLiteral() throws {
         let fragment = try sql(#Predicate { $0.title.contains("50%_'\\") })
-        #expect(fragment.text == #"(instr("title", ?) > 0)"#)
+        #expect(fragment.text == #"(instr("Ticket"."title", ?) > 0)"#)
         #expect(fragment.bindings == [.text("50%_'\\")])
-        #expect(try sql(#Predicate { $0.title.starts(with: "ab") }).text == #"(instr("title", ?) = 1)"#)
+        #expect(try sql(#Predicate { $0.title.starts(with: "ab") }).text == #"(instr("Ticket"."title", ?) = 1)"#)
     }
 
     @Test func collectionContainsBecomesIn() throws {
         let kinds: [Kind] = [.bug, .idea]
         let fragment = try sql(#Predicate { kinds.contains($0.kind) })
-        #expect(fragment.text == #"("kind" IN (?, ?))"#)
+        #expect(fragment.text == #"("Ticket"."kind" IN (?, ?))"#)
         #expect(fragment.bindings == [.text("bug"), .text("idea")])
         let none: [Int] = []
         #expect(try sql(#Predicate { none.contains($0.count) }).text == "0")
@@ -68,17 +68,17 @@ import Testing
 
     @Test func optionalsChainCoalesceAndFlatMap() throws {
         let chained = try sql(#Predicate { $0.note?.starts(with: "x") == true })
-        #expect(chained.text == #"((CASE WHEN "note" IS NULL THEN NULL ELSE (instr("note", ?) = 1) END) IS ?)"#)
+        #expect(chained.text == #"((CASE WHEN "Ticket"."note" IS NULL THEN NULL ELSE (instr("Ticket"."note", ?) = 1) END) IS ?)"#)
         #expect(chained.bindings == [.text("x"), .integer(1)])
         let coalesced = try sql(#Predicate { ($0.note ?? "") == "" })
-        #expect(coalesced.text == #"(coalesce("note", ?) IS ?)"#)
+        #expect(coalesced.text == #"(coalesce("Ticket"."note", ?) IS ?)"#)
         let mapped = try sql(#Predicate { $0.note.flatMap { $0.contains("q") } ?? false })
-        #expect(mapped.text == #"coalesce((CASE WHEN "note" IS NULL THEN NULL ELSE (instr("note", ?) > 0) END), ?)"#)
+        #expect(mapped.text == #"coalesce((CASE WHEN "Ticket"."note" IS NULL THEN NULL ELSE (instr("Ticket"."note", ?) > 0) END), ?)"#)
     }
 
     @Test func ternaryBecomesCase() throws {
         let fragment = try sql(#Predicate { ($0.isOpen ? $0.count : 0) > 1 })
-        #expect(fragment.text == #"((CASE WHEN "isOpen" THEN "count" ELSE ? END) > ?)"#)
+        #expect(fragment.text == #"((CASE WHEN "Ticket"."isOpen" THEN "Ticket"."count" ELSE ? END) > ?)"#)
     }
 
     @Test func datesUUIDsAndURLsBindTheirStoredForm() throws {
@@ -91,7 +91,7 @@ import Testing
 
     @Test func floatingComparisonsExcludeNaN() throws {
         let fragment = try sql(#Predicate { $0.score > 1.5 })
-        #expect(fragment.text == #"(("score" > ?) AND typeof("score") <> 'blob' AND typeof(?) <> 'blob')"#)
+        #expect(fragment.text == #"(("Ticket"."score" > ?) AND typeof("Ticket"."score") <> 'blob' AND typeof(?) <> 'blob')"#)
         #expect(fragment.bindings == [.real(1.5), .real(1.5)])
     }
 

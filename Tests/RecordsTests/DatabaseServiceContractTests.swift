@@ -112,7 +112,7 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
         service.context.statementTrace = { statements.append($0) }
         _ = service.records(ofType: .income)
         _ = service.totals()
-        #expect(statements.contains { $0.contains(#"WHERE ("type" IS ?)"#) && $0.hasPrefix("SELECT") })
+        #expect(statements.contains { $0.contains(#"WHERE ("SDRecord"."type" IS ?)"#) && $0.hasPrefix("SELECT") })
         #expect(statements.filter { $0.hasPrefix(#"SELECT total("amount")"#) }.count == 2)
     }
 

@@ -12,10 +12,31 @@ extension PredicateExpressions.Variable: SQLTranslatable {
     }
 }
 
+/// A property of the model, or of a related model (`$0.shelf?.name`, as a lookup), or the
+/// `count` or `isEmpty` of a to-many (as a `COUNT`).
 extension PredicateExpressions.KeyPath: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        guard let variable = root as? PredicateExpressions.Variable<Root.Output> else { throw Untranslatable(self) }
-        return try translator.column(keyPath, root: variable.key)
+        let base = try translator.translate(root)
+        guard case .many? = base.reference else {
+            do {
+                return try translator.member(keyPath, of: base)
+            } catch is Untranslatable {
+                throw Untranslatable(self)
+            }
+        }
+        let array = Root.Output.self as? any ModelArray.Type
+        switch keyPath as AnyKeyPath {
+        case array?.countKeyPath: return try translator.count(of: base)
+        case array?.isEmptyKeyPath: return SQLFragment.compose("($0 = 0)", try translator.count(of: base))
+        default: throw Untranslatable(self)
+        }
+    }
+}
+
+/// `models.contains { … }` on a to-many, as `EXISTS` over the related rows.
+extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        try translator.exists(in: try translator.translate(sequence), where: variable.key, test)
     }
 }
 
@@ -181,7 +202,9 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         let value = try translator.translate(wrapped)
         let body = try translator.binding(variable.key, to: value) { try $0.translate(transform) }
-        return SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", value, body, type: Result.self)
+        var result = SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", value, body, type: Result.self)
+        result.reference = body.reference  // `a?.b?.c`: the next step reads the related row `b`
+        return result
     }
 }
 

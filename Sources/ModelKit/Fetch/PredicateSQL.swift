@@ -8,21 +8,18 @@ import Synchronization
 /// that does not, or a construct SQLite would answer differently from Swift, throws
 /// ``Untranslatable``, and the caller evaluates the predicate in Swift instead.
 struct PredicateSQL {
-    let entity: Schema.Entity
-    /// What each predicate variable stands for: the model row, or an optional's unwrapped value.
+    /// What each predicate variable stands for: the model row, a related row, or an optional's
+    /// unwrapped value.
     private var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
-    private let root: PredicateExpressions.VariableID
+    private var aliases = 0
 
-    /// The `WHERE` condition for `predicate`.
+    /// The `WHERE` condition for `predicate`. Columns of the model's own row are qualified by
+    /// its table name, so that subqueries over related rows can refer to them.
     /// - Throws: ``Untranslatable`` naming the first node that has no SQL translation.
     static func condition<T: PersistentModel>(for predicate: Predicate<T>, entity: Schema.Entity) throws -> SQLFragment {
-        var translator = PredicateSQL(entity: entity, root: predicate.variable.key)
+        var translator = PredicateSQL()
+        translator.variables[predicate.variable.key] = .row(of: entity, qualifier: entity.sql.table)
         return try translator.translate(predicate.expression)
-    }
-
-    private init(entity: Schema.Entity, root: PredicateExpressions.VariableID) {
-        self.entity = entity
-        self.root = root
     }
 
     /// Translates a child node.
@@ -31,17 +28,81 @@ struct PredicateSQL {
         return try translatable.sql(in: &self)
     }
 
-    /// The column behind `keyPath` on the model variable `root`.
-    func column(_ keyPath: AnyKeyPath, root: PredicateExpressions.VariableID) throws -> SQLFragment {
-        guard root == self.root, let index = entity.column(for: keyPath) else { throw Untranslatable(keyPath) }
-        let property = entity.properties[index]
-        return SQLFragment(entity.sql.columns[index], type: property.valueType)
+    /// What a variable stands for.
+    func variable(_ id: PredicateExpressions.VariableID) throws -> SQLFragment {
+        guard let fragment = variables[id] else { throw Untranslatable("an unknown variable") }
+        return fragment
     }
 
-    /// What a variable stands for: an optional's unwrapped value inside `flatMap`.
-    func variable(_ id: PredicateExpressions.VariableID) throws -> SQLFragment {
-        guard let fragment = variables[id] else { throw Untranslatable("a variable other than the model") }
-        return fragment
+    /// A fresh table alias for a subquery.
+    mutating func newAlias() -> String {
+        aliases += 1
+        return "s\(aliases)".quotedIdentifier
+    }
+
+    /// The property at `keyPath` of the model `base` stands for: a column of its row, a lookup
+    /// of a related row's column, or a to-many to filter or count.
+    mutating func member(_ keyPath: AnyKeyPath, of base: SQLFragment) throws -> SQLFragment {
+        switch base.reference {
+        case .row(let entity, let qualifier)?:
+            guard let index = entity.column(for: keyPath) else { throw Untranslatable(keyPath) }
+            let property = entity.properties[index]
+            var column = SQLFragment("\(qualifier).\(entity.sql.columns[index])", type: property.valueType)
+            if let relationship = entity.relationships[index] {
+                column.reference = relationship.isToMany
+                    ? .many(relationship, owner: SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)"))
+                    : .key(of: relationship.target)
+            }
+            return column
+        case .key(let entity)?:
+            // A column of a related row: look it up by the row's key.
+            let alias = newAlias()
+            let inner = try member(keyPath, of: .row(of: entity, qualifier: alias))
+            guard case .many? = inner.reference else {
+                var lookup = SQLFragment.compose(
+                    "(SELECT $0 FROM \(entity.sql.table) AS \(alias) WHERE \(alias).\(TableSQL.quotedPrimaryKey) = $1)", inner, base)
+                lookup.traits = inner.traits
+                lookup.reference = inner.reference
+                return lookup
+            }
+            throw Untranslatable("a to-many through a to-one")
+        default:
+            throw Untranslatable(keyPath)
+        }
+    }
+
+    /// `EXISTS` over the targets of a to-many, with `variable` standing for each target row.
+    mutating func exists(
+        in collection: SQLFragment, where variable: PredicateExpressions.VariableID, _ test: Any
+    ) throws -> SQLFragment {
+        guard case .many(let relationship, let owner)? = collection.reference else { throw Untranslatable(test) }
+        let alias = newAlias()
+        let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias)) { try $0.translate(test) }
+        return SQLFragment.compose(
+            "EXISTS (SELECT 1 FROM \(relationship.target.sql.table) AS \(alias) WHERE $0 AND $1)",
+            link(relationship, alias: alias, owner: owner), condition)
+    }
+
+    /// The number of targets of a to-many.
+    mutating func count(of collection: SQLFragment) throws -> SQLFragment {
+        guard case .many(let relationship, let owner)? = collection.reference else { throw Untranslatable("count") }
+        let alias = newAlias()
+        return SQLFragment.compose(
+            "(SELECT COUNT(*) FROM \(relationship.target.sql.table) AS \(alias) WHERE $0)",
+            link(relationship, alias: alias, owner: owner), type: Int.self)
+    }
+
+    /// The condition tying a target row (`alias`) to its owner.
+    private func link(_ relationship: RelationshipInfo, alias: String, owner: SQLFragment) -> SQLFragment {
+        let target = relationship.target!
+        switch relationship.storage {
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            return SQLFragment.compose(
+                "\(alias).\(TableSQL.quotedPrimaryKey) IN (SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) "
+                    + "WHERE \(ownerColumn.quotedIdentifier) = $0)", owner)
+        default:
+            return SQLFragment.compose("\(alias).\(target.sql.columns[relationship.inverse!.column]) = $0", owner)
+        }
     }
 
     /// Translates `body` with `id` standing for `value`.
@@ -69,11 +130,20 @@ struct SQLFragment: Equatable {
     var bindings: [SQLValue] = []
     /// How SQLite treats the value's stored form, when its type is known.
     var traits = StorageTraits.plain
+    /// The model the value refers to, when it is a row or a relationship.
+    var reference: ModelReference?
 
     init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.text = text
         self.bindings = bindings
         if let type { traits = .of(type) }
+    }
+
+    /// A model's row: its text is the row's primary key, qualified.
+    static func row(of entity: Schema.Entity, qualifier: String) -> SQLFragment {
+        var fragment = SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)")
+        fragment.reference = .row(entity, qualifier: qualifier)
+        return fragment
     }
 
     static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
@@ -112,6 +182,16 @@ struct SQLFragment: Equatable {
     /// Whether SQLite's arithmetic on the stored form gives Swift's answer: signed integers do;
     /// unsigned integers, decimals and (possibly NaN) floating-point values do not.
     var isPlainNumber: Bool { !isFloatingPoint && !hasUnorderedStorage }
+}
+
+/// What model a predicate value refers to.
+indirect enum ModelReference {
+    /// A row of `entity`, whose columns are qualified by `qualifier`.
+    case row(Schema.Entity, qualifier: String)
+    /// A to-one: the fragment's value is the primary key of a row of `entity`.
+    case key(of: Schema.Entity)
+    /// A to-many of the row whose primary key is `owner`.
+    case many(RelationshipInfo, owner: SQLFragment)
 }
 
 /// How SQLite's handling of a type's stored form differs from Swift's, worked out once per type.

@@ -69,12 +69,17 @@ enum RelationshipShape {
 /// Lets the engine build and read arrays of models whose element type it knows only at run time.
 protocol ModelArray {
     static var elementType: Any.Type { get }
+    /// `\Array<Element>.count` and `.isEmpty`, to recognize them in predicates.
+    static var countKeyPath: AnyKeyPath { get }
+    static var isEmptyKeyPath: AnyKeyPath { get }
     init(models: [any PersistentModel])
     var models: [any PersistentModel] { get }
 }
 
 extension Array: ModelArray {
     static var elementType: Any.Type { Element.self }
+    static var countKeyPath: AnyKeyPath { \Array<Element>.count }
+    static var isEmptyKeyPath: AnyKeyPath { \Array<Element>.isEmpty }
     init(models: [any PersistentModel]) { self = models.map { $0 as! Element } }
     var models: [any PersistentModel] { compactMap { $0 as? any PersistentModel } }
 }
