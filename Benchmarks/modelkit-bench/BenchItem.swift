@@ -33,3 +33,37 @@ enum BenchData {
     static func value(_ i: Int) -> Double { Double((i &* 7919) % 100_000) / 100 }
     static func flag(_ i: Int) -> Bool { i % 3 == 0 }
 }
+
+/// The relationship case: parents with ten children each.
+@Model
+final class BenchParent {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \BenchChild.parent) var children: [BenchChild] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class BenchChild {
+    var title: String
+    var position: Int
+    var parent: BenchParent?
+
+    init(title: String, position: Int) {
+        self.title = title
+        self.position = position
+    }
+}
+
+/// A parent with its children, as plain structs.
+struct RawParent {
+    var pk: Int64
+    var name: String
+    var children: [RawChild]
+}
+
+struct RawChild {
+    var pk: Int64
+    var title: String
+    var position: Int
+}

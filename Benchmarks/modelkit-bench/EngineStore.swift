@@ -6,7 +6,7 @@ final class EngineStore {
     let container: ModelContainer
 
     init(url: URL) throws {
-        container = try ModelContainer(for: BenchItem.self, configurations: ModelConfiguration(url: url))
+        container = try ModelContainer(for: BenchItem.self, BenchParent.self, configurations: ModelConfiguration(url: url))
     }
 
     func insert(_ count: Int) throws {
@@ -45,6 +45,23 @@ final class EngineStore {
         let context = ModelContext(container)
         for item in try context.fetch(FetchDescriptor<BenchItem>()) { item.flag.toggle() }
         try context.save()
+    }
+
+    func insertFamilies(_ parents: Int) throws {
+        let context = ModelContext(container)
+        for p in 0..<parents {
+            let parent = BenchParent(name: "parent \(p)")
+            parent.children = (0..<10).map { BenchChild(title: "child \(p).\($0)", position: $0) }
+            context.insert(parent)
+        }
+        try context.save()
+    }
+
+    /// Every parent with its children loaded by prefetch; returns the number of children seen.
+    func fetchFamilies() throws -> Int {
+        var descriptor = FetchDescriptor<BenchParent>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.children]
+        return try ModelContext(container).fetch(descriptor).reduce(0) { $0 + $1.children.count }
     }
 
     func countAll() throws -> Int {

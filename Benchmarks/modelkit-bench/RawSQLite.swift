@@ -30,6 +30,58 @@ final class RawStore {
             """)
     }
 
+    func createFamilySchema() {
+        exec(
+            """
+            CREATE TABLE "BenchParent" ("_pk" INTEGER PRIMARY KEY, "name" TEXT);
+            CREATE TABLE "BenchChild" ("_pk" INTEGER PRIMARY KEY, "title" TEXT, "position" INTEGER, "parent" INTEGER);
+            CREATE INDEX "BenchChild_parent_index" ON "BenchChild" ("parent");
+            """)
+    }
+
+    func insertFamilies(_ parents: Int) {
+        exec("BEGIN IMMEDIATE")
+        let parent = prepare(#"INSERT INTO "BenchParent" ("name") VALUES (?)"#)
+        let child = prepare(#"INSERT INTO "BenchChild" ("title", "position", "parent") VALUES (?, ?, ?)"#)
+        for p in 0..<parents {
+            sqlite3_bind_text(parent, 1, "parent \(p)", -1, transient)
+            guard sqlite3_step(parent) == SQLITE_DONE else { fatalError(message) }
+            sqlite3_reset(parent)
+            let parentKey = sqlite3_last_insert_rowid(db)
+            for c in 0..<10 {
+                sqlite3_bind_text(child, 1, "child \(p).\(c)", -1, transient)
+                sqlite3_bind_int64(child, 2, Int64(c))
+                sqlite3_bind_int64(child, 3, parentKey)
+                guard sqlite3_step(child) == SQLITE_DONE else { fatalError(message) }
+                sqlite3_reset(child)
+            }
+        }
+        sqlite3_finalize(parent)
+        sqlite3_finalize(child)
+        exec("COMMIT")
+    }
+
+    /// Every parent with its children, read with one join; returns the number of children.
+    func fetchFamilies() -> Int {
+        let statement = prepare(
+            #"SELECT p."_pk", p."name", c."_pk", c."title", c."position" FROM "BenchParent" AS p "#
+                + #"LEFT JOIN "BenchChild" AS c ON c."parent" = p."_pk" ORDER BY p."_pk", c."_pk""#)
+        defer { sqlite3_finalize(statement) }
+        var parents: [RawParent] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            let key = sqlite3_column_int64(statement, 0)
+            if parents.last?.pk != key {
+                parents.append(RawParent(pk: key, name: String(cString: sqlite3_column_text(statement, 1)), children: []))
+            }
+            guard sqlite3_column_type(statement, 2) != SQLITE_NULL else { continue }
+            parents[parents.count - 1].children.append(
+                RawChild(
+                    pk: sqlite3_column_int64(statement, 2), title: String(cString: sqlite3_column_text(statement, 3)),
+                    position: Int(sqlite3_column_int64(statement, 4))))
+        }
+        return parents.reduce(0) { $0 + $1.children.count }
+    }
+
     func insert(_ count: Int) {
         exec("BEGIN IMMEDIATE")
         let statement = prepare(#"INSERT INTO "BenchItem" ("key", "name", "value", "flag") VALUES (?, ?, ?, ?)"#)

@@ -146,6 +146,34 @@ func run(_ options: Options) throws -> [CaseResult] {
                 return seconds { raw.deleteAll() }
             })
     }
+    let parents = n / 10
+    results.appendIfPresent(
+        try measure("relationship_insert", options) {
+            try withTemporaryDirectory { directory in
+                let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+                return try seconds { try engine.insertFamilies(parents) }
+            }
+        } raw: {
+            try withTemporaryDirectory { directory in
+                let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+                raw.createFamilySchema()
+                return seconds { raw.insertFamilies(parents) }
+            }
+        })
+
+    try withTemporaryDirectory { directory in
+        let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+        try engine.insertFamilies(parents)
+        let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+        raw.createFamilySchema()
+        raw.insertFamilies(parents)
+        results.appendIfPresent(
+            try measure("relationship_fetch_prefetch", options) {
+                try seconds { let children = try engine.fetchFamilies(); precondition(children == parents * 10) }
+            } raw: {
+                seconds { precondition(raw.fetchFamilies() == parents * 10) }
+            })
+    }
     return results
 }
 
@@ -158,11 +186,11 @@ extension Array {
 func printTable(_ results: [CaseResult], options: Options) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
     print("modelkit-bench: \(options.rows) rows, median of \(options.runs) runs, \(cores) cores")
-    print("case                       engine s      raw s   ratio  engine MB  raw MB")
+    print("case                           engine s      raw s   ratio  engine MB  raw MB")
     for result in results {
         let megabytes = { (value: Double?) in value.map { String(format: "%9.0f", $0) } ?? "        -" }
         print(
-            result.name.padding(toLength: 24, withPad: " ", startingAt: 0)
+            result.name.padding(toLength: 28, withPad: " ", startingAt: 0)
                 + String(format: " %10.6f %10.6f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
                 + " \(megabytes(result.enginePeakMegabytes))  \(megabytes(result.rawPeakMegabytes))")
     }

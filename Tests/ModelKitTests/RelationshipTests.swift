@@ -210,6 +210,23 @@ import Testing
         #expect(loaded.favorites[0] === loaded.bookmark)
     }
 
+    @Test func rollbackRestoresRelationships() throws {
+        let context = try context()
+        let fiction = Shelf(name: "Fiction")
+        let poetry = Shelf(name: "Poetry")
+        let dune = Book(title: "Dune", shelf: fiction)
+        context.insert(dune)
+        context.insert(poetry)
+        try context.save()
+        dune.shelf = poetry
+        context.insert(Book(title: "Draft", shelf: fiction))
+        #expect(fiction.books.map(\.title) == ["Draft"])
+        context.rollback()
+        #expect(dune.shelf === fiction)
+        #expect(fiction.books.map(\.title) == ["Dune"])
+        #expect(poetry.books.isEmpty)
+    }
+
     @Test func migrationAddsRelationshipColumnsAndTables() throws {
         do {
             let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [ModelConfiguration(url: store.url)]))

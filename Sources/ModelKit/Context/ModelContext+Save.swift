@@ -35,8 +35,12 @@ extension ModelContext {
         do {
             try connection.transaction {
                 // Inserted models take their keys at once, so that references to them can be written.
-                for model in insertedModels { model._$modelKit.rowID = try insertRow(model, into: connection) }
-                try writeForeignKeysBetweenInserted(insertedModels, in: connection)
+                var unresolved: [(any PersistentModel, RelationshipInfo)] = []
+                for model in insertedModels {
+                    model._$modelKit.rowID = try insertRow(model, into: connection)
+                    unresolved += referencesToUnsavedModels(of: model)
+                }
+                try writeForeignKeys(unresolved, in: connection)
                 var updates: [UpdateKey: Statement] = [:]
                 for model in changedModels { try updateRow(model, in: connection, statements: &updates) }
                 try writeJoinTables(of: insertedModels + changedModels, in: connection)

@@ -49,17 +49,23 @@ extension ModelContext {
         }
     }
 
-    /// Writes the to-one references between models inserted in this save: when a model was
-    /// inserted, the model it refers to may not have had a key yet.
-    func writeForeignKeysBetweenInserted(_ models: [any PersistentModel], in connection: Connection) throws {
-        let insertedIDs = Set(models.map { ObjectIdentifier($0) })
-        for model in models {
+    /// The to-ones of a just-inserted model whose targets had no key yet, so were written NULL.
+    func referencesToUnsavedModels(of model: any PersistentModel) -> [(any PersistentModel, RelationshipInfo)] {
+        guard let entity = model._$modelKit.entity, !entity.relationships.isEmpty else { return [] }
+        return entity.orderedRelationships.compactMap { relationship in
+            guard !relationship.isToMany, model._$modelKit.faults?[relationship.column] == nil,
+                let target = relationship.access.read(model).first, target._$modelKit.rowID == nil
+            else { return nil }
+            return (model, relationship)
+        }
+    }
+
+    /// Writes the to-one references left NULL at insert, once every inserted model has its key.
+    func writeForeignKeys(_ references: [(any PersistentModel, RelationshipInfo)], in connection: Connection) throws {
+        for (model, relationship) in references {
             guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
-            for relationship in entity.orderedRelationships where !relationship.isToMany {
-                guard let target = relationship.access.read(model).first, insertedIDs.contains(ObjectIdentifier(target)) else { continue }
-                let sql = entity.sql.update(columns: [relationship.column])
-                try connection.statement(sql).run([try model._modelKitValue(at: relationship.column), .integer(rowID)])
-            }
+            let sql = entity.sql.update(columns: [relationship.column])
+            try connection.statement(sql).run([try model._modelKitValue(at: relationship.column), .integer(rowID)])
         }
     }
 

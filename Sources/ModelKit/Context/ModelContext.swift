@@ -143,7 +143,11 @@ public final class ModelContext {
             model._$modelKit.isDeleted = false
         }
         for model in changed.models {
-            try? reload(model)
+            do {
+                try reload(model)
+            } catch {
+                ModelKitDebugLog.log("rollback could not reload a \(type(of: model)): \(error)")
+            }
         }
         inserted.removeAll()
         changed.removeAll()
@@ -151,6 +155,8 @@ public final class ModelContext {
     }
 
     /// Reads a stored model's row again, overwriting its properties.
+    /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
+    /// being loaded on first read.
     private func reload(_ model: any PersistentModel) throws {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
@@ -159,11 +165,18 @@ public final class ModelContext {
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
         guard try statement.step() else { return }
-        storage.isLoading = true
-        defer { storage.isLoading = false }
-        for (index, column) in entity.columns.enumerated() {
-            column.assign(try entity.decode(statement.column(Int32(index + 1)), at: index), to: model)
+        let row = ModelRow(statement: statement, entity: entity, context: self)
+        var values: [(Column, Any)] = []
+        for (index, column) in entity.columns.enumerated() where entity.relationships[index] == nil {
+            values.append((column, try entity.decode(statement.column(Int32(index + 1)), at: index)))
         }
+        for relationship in entity.orderedRelationships {
+            values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
+        }
+        storage.loading {
+            for (column, value) in values { column.assign(value, to: model) }
+        }
+        storage.faults = row.faults
         storage.changedColumns.removeAll()
     }
 

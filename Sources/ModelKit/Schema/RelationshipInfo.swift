@@ -3,37 +3,30 @@
 struct RelationshipAccess: @unchecked Sendable {
     /// The current related models, through the property's getter (so a fault loads first).
     let read: (AnyObject) -> [any PersistentModel]
-    /// Sets the property from a list of models.
+    /// Sets the property from a list of models. A required to-one is never emptied.
     let assign: (AnyObject, [any PersistentModel]) -> Void
     /// The value a lazily loaded property starts with: nil, or an empty array.
     let placeholder: Any
 
     init<Model: PersistentModel, Value>(keyPath: ReferenceWritableKeyPath<Model, Value>) {
-        read = { model in
-            let value = (model as! Model)[keyPath: keyPath]
-            if let array = value as? any ModelArray { return array.models }
-            if let optional = value as? any OptionalProtocol { return (optional.wrapped as? any PersistentModel).map { [$0] } ?? [] }
-            return [value as! any PersistentModel]
-        }
-        assign = { model, models in
-            let value: Value
-            if let array = Value.self as? any ModelArray.Type {
-                value = array.init(models: models) as! Value
-            } else if let optional = Value.self as? any OptionalProtocol.Type {
-                value = (models.first.map { optional.init(wrapping: $0) } ?? optional.nilValue) as! Value
-            } else {
-                guard let first = models.first else { return }  // a required to-one cannot be emptied
-                value = first as! Value
-            }
-            (model as! Model)[keyPath: keyPath] = value
-        }
-        if let array = Value.self as? any ModelArray.Type {
-            placeholder = array.init(models: [])
-        } else if let optional = Value.self as? any OptionalProtocol.Type {
-            placeholder = optional.nilValue
+        let conversion: any RelationshipValue.Type
+        if let value = Value.self as? any RelationshipValue.Type {
+            conversion = value
         } else {
-            placeholder = ()
+            let target = Value.self as! any PersistentModel.Type
+            conversion = Self.required(target)
         }
+        let isRequired = !(Value.self is any ModelArray.Type) && !(Value.self is any OptionalModel.Type)
+        read = { model in conversion.models(in: (model as! Model)[keyPath: keyPath]) }
+        assign = { model, models in
+            guard !(isRequired && models.isEmpty) else { return }
+            (model as! Model)[keyPath: keyPath] = conversion.value(holding: models) as! Value
+        }
+        placeholder = isRequired ? () : conversion.value(holding: [])
+    }
+
+    private static func required<Target: PersistentModel>(_ type: Target.Type) -> any RelationshipValue.Type {
+        RequiredModel<Target>.self
     }
 }
 

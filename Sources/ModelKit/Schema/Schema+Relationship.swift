@@ -45,10 +45,10 @@ enum RelationshipShape {
     init?(_ type: Any.Type) {
         if let target = type as? any PersistentModel.Type {
             self = .toOne(target: target, isOptional: false)
-        } else if let optional = type as? any OptionalProtocol.Type, let target = optional.wrappedType as? any PersistentModel.Type {
-            self = .toOne(target: target, isOptional: true)
-        } else if let array = type as? any ModelArray.Type, let target = array.elementType as? any PersistentModel.Type {
-            self = .toMany(target: target)
+        } else if let optional = type as? any OptionalModel.Type {
+            self = .toOne(target: optional.targetType, isOptional: true)
+        } else if let array = type as? any ModelArray.Type {
+            self = .toMany(target: array.targetType)
         } else {
             return nil
         }
@@ -66,20 +66,43 @@ enum RelationshipShape {
     }
 }
 
-/// Lets the engine build and read arrays of models whose element type it knows only at run time.
-protocol ModelArray {
-    static var elementType: Any.Type { get }
+/// A relationship value whose target type the engine knows only at run time, converted to and
+/// from a list of models without looking up conformances on every call.
+protocol RelationshipValue {
+    static var targetType: any PersistentModel.Type { get }
+    /// The value as a list: zero or one models for a to-one, the elements for a to-many.
+    static func models(in value: Any) -> [any PersistentModel]
+    /// The value holding `models`.
+    static func value(holding models: [any PersistentModel]) -> Any
+}
+
+/// An array of models: a to-many.
+protocol ModelArray: RelationshipValue {
     /// `\Array<Element>.count` and `.isEmpty`, to recognize them in predicates.
     static var countKeyPath: AnyKeyPath { get }
     static var isEmptyKeyPath: AnyKeyPath { get }
-    init(models: [any PersistentModel])
-    var models: [any PersistentModel] { get }
 }
 
-extension Array: ModelArray {
-    static var elementType: Any.Type { Element.self }
+extension Array: RelationshipValue, ModelArray where Element: PersistentModel {
+    static var targetType: any PersistentModel.Type { Element.self }
+    static func models(in value: Any) -> [any PersistentModel] { (value as! [Element]).map { $0 } }
+    static func value(holding models: [any PersistentModel]) -> Any { models.map { $0 as! Element } }
     static var countKeyPath: AnyKeyPath { \Array<Element>.count }
     static var isEmptyKeyPath: AnyKeyPath { \Array<Element>.isEmpty }
-    init(models: [any PersistentModel]) { self = models.map { $0 as! Element } }
-    var models: [any PersistentModel] { compactMap { $0 as? any PersistentModel } }
+}
+
+/// An optional model: an optional to-one.
+protocol OptionalModel: RelationshipValue {}
+
+extension Optional: RelationshipValue, OptionalModel where Wrapped: PersistentModel {
+    static var targetType: any PersistentModel.Type { Wrapped.self }
+    static func models(in value: Any) -> [any PersistentModel] { (value as! Wrapped?).map { [$0] } ?? [] }
+    static func value(holding models: [any PersistentModel]) -> Any { models.first.map { $0 as! Wrapped } as Wrapped? as Any }
+}
+
+/// A required model: a to-one that cannot be empty.
+struct RequiredModel<Target: PersistentModel>: RelationshipValue {
+    static var targetType: any PersistentModel.Type { Target.self }
+    static func models(in value: Any) -> [any PersistentModel] { [value as! Target] }
+    static func value(holding models: [any PersistentModel]) -> Any { models.first as! Target }
 }

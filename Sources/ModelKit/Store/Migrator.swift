@@ -119,9 +119,13 @@ struct Migrator {
             .run([.text(entity.name), .text(property.name), .text(codec.storedTypeName), .integer(codec.isOptional ? 1 : 0)])
     }
 
-    /// Creates the unique constraints, indexes and join tables the store lacks.
+    /// Creates the unique constraints, indexes and join tables the store lacks. Every to-one's
+    /// key column is indexed, since loading a to-many looks rows up by it.
     private func createIndexes(of entity: Schema.Entity) throws {
         for relationship in entity.orderedRelationships {
+            if case .foreignKey = relationship.storage {
+                try connection.execute(entity.sql.createIndex(on: [entity.properties[relationship.column]], unique: false))
+            }
             guard case .joinTable(let name, "owner", _) = relationship.storage else { continue }
             try connection.execute(
                 """
