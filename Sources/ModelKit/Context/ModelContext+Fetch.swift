@@ -66,8 +66,7 @@ extension ModelContext {
         guard plan.isCompleteInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
             return try fetch(descriptor).map(\.persistentModelID)
         }
-        var sql = plan.select(paged: true)
-        sql.text = sql.text.replacingOccurrences(of: plan.entity.sql.select, with: plan.entity.sql.selectPrimaryKeys)
+        let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
         let storeIdentifier = container.store.identifier
         return try run {
             try connection().statement(sql.text).rows(sql.bindings).compactMap { row in

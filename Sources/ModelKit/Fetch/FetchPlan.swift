@@ -41,7 +41,12 @@ struct FetchPlan<T: PersistentModel> {
     /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both
     /// translate.
     func select(paged: Bool) -> SQL {
-        var sql = SQL(text: entity.sql.select)
+        select(paged: paged, from: entity.sql.select)
+    }
+
+    /// `select(paged:)` with another select list: `SELECT … FROM <table>`.
+    func select(paged: Bool, from selectClause: String) -> SQL {
+        var sql = SQL(text: selectClause)
         if let whereClause {
             sql.text += whereClause.text
             sql.bindings += whereClause.bindings

@@ -22,6 +22,16 @@ extension SQLValue {
         value?.sqlValue ?? .null
     }
 
+    /// The stored form of a required to-one: the target's primary key, NULL while it is unsaved.
+    public static func _encode<Model: PersistentModel>(_ value: Model) -> SQLValue {
+        value._$modelKit.rowID.map(SQLValue.integer) ?? .null
+    }
+
+    /// The stored form of an optional to-one: the target's primary key, or NULL.
+    public static func _encode<Model: PersistentModel>(_ value: Model?) -> SQLValue {
+        value?._$modelKit.rowID.map(SQLValue.integer) ?? .null
+    }
+
     /// The stored form of any other property value: enums, `Codable` values, their optionals.
     public static func _encode<Value>(_ value: Value) throws -> SQLValue {
         guard let codec = ValueCodec.make(for: Value.self) else {

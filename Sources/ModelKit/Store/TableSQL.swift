@@ -37,8 +37,7 @@ struct TableSQL: Sendable {
         let storedColumns = properties.indices.filter { properties[$0].isStoredInTable }
         self.storedColumns = storedColumns
         let pk = Self.quotedPrimaryKey
-        let selected = properties.indices.map { properties[$0].isStoredInTable ? columns[$0] : "NULL" }
-        select = "SELECT \(([pk] + selected).joined(separator: ", ")) FROM \(table)"
+        select = "SELECT \(Self.selectList(properties, columns, qualifiedBy: nil)) FROM \(table)"
         selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
@@ -60,9 +59,13 @@ struct TableSQL: Sendable {
     /// The primary key and every column, as ``select`` lists them, optionally qualified by a
     /// table alias.
     func selectList(qualifiedBy alias: String?) -> String {
+        Self.selectList(properties, columns, qualifiedBy: alias)
+    }
+
+    private static func selectList(_ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?) -> String {
         let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
-        let columns = properties.indices.map { properties[$0].isStoredInTable ? prefix + self.columns[$0] : "NULL" }
-        return ([prefix + Self.quotedPrimaryKey] + columns).joined(separator: ", ")
+        let selected = properties.indices.map { properties[$0].isStoredInTable ? prefix + columns[$0] : "NULL" }
+        return ([prefix + quotedPrimaryKey] + selected).joined(separator: ", ")
     }
 
     /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
