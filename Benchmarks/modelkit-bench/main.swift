@@ -29,6 +29,11 @@ struct Options {
         }
         if rows < 1000 || runs < 1 { usage() }
     }
+
+    /// Whether any of the named cases runs, so setup for cases `--only` leaves out is skipped.
+    func wants(_ names: String...) -> Bool {
+        only.map(names.contains) ?? true
+    }
 }
 
 func number(_ text: String?) -> Int {
@@ -37,7 +42,9 @@ func number(_ text: String?) -> Int {
 }
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE]\n".utf8))
+    FileHandle.standardError.write(
+        Data(
+            "usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE]\n".utf8))
     exit(2)
 }
 
@@ -61,7 +68,9 @@ struct CaseResult: Encodable {
 
 /// Times `runs` runs of each side; `body` returns the seconds of its timed part. Returns nil for a
 /// case that `--only` leaves out.
-func measure(_ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double) rethrows -> CaseResult? {
+func measure(
+    _ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double
+) rethrows -> CaseResult? {
     if let only = options.only, only != name { return nil }
     let runs = options.runs
     resetPeakResident()
@@ -71,7 +80,8 @@ func measure(_ name: String, _ options: Options, engine: () throws -> Double, ra
     let rawSeconds = median(try (0..<runs).map { _ in try raw() })
     let rawPeak = peakResidentMegabytes()
     return CaseResult(
-        name: name, engineSeconds: engineSeconds, rawSeconds: rawSeconds, ratio: engineSeconds / rawSeconds,
+        name: name, engineSeconds: engineSeconds, rawSeconds: rawSeconds,
+        ratio: engineSeconds / rawSeconds,
         enginePeakMegabytes: enginePeak, rawPeakMegabytes: rawPeak)
 }
 
@@ -93,58 +103,74 @@ func run(_ options: Options) throws -> [CaseResult] {
             }
         })
 
-    try withTemporaryDirectory { directory in
-        let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
-        try engine.insert(n)
-        let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
-        raw.createSchema()
-        raw.insert(n)
+    if options.wants(
+        "fetch_all", "fetch_point", "fetch_range_sorted_limit", "count", "update_all", "delete_all")
+    {
+        try withTemporaryDirectory { directory in
+            let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+            try engine.insert(n)
+            let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+            raw.createSchema()
+            raw.insert(n)
 
-        results.appendIfPresent(
-            try measure("fetch_all", options) {
-                try seconds { let count = try engine.fetchAll().count; precondition(count == n) }
-            } raw: {
-                seconds { precondition(raw.fetchAll().count == n) }
-            })
+            results.appendIfPresent(
+                try measure("fetch_all", options) {
+                    try seconds {
+                        let count = try engine.fetchAll().count
+                        precondition(count == n)
+                    }
+                } raw: {
+                    seconds { precondition(raw.fetchAll().count == n) }
+                })
 
-        let keys = (0..<1000).map { ($0 &* 7919) % n }
-        results.appendIfPresent(
-            try measure("fetch_point", options) {
-                try seconds { let found = try engine.fetch(keys: keys); precondition(found == 1000) }
-            } raw: {
-                seconds { precondition(keys.reduce(0) { $0 + raw.fetch(key: $1).count } == 1000) }
-            })
+            let keys = (0..<1000).map { ($0 &* 7919) % n }
+            results.appendIfPresent(
+                try measure("fetch_point", options) {
+                    try seconds {
+                        let found = try engine.fetch(keys: keys)
+                        precondition(found == 1000)
+                    }
+                } raw: {
+                    seconds { precondition(keys.reduce(0) { $0 + raw.fetch(key: $1).count } == 1000) }
+                })
 
-        results.appendIfPresent(
-            try measure("fetch_range_sorted_limit", options) {
-                try seconds { let count = try engine.fetchRange(from: 250, to: 750, limit: 100).count; precondition(count == 100) }
-            } raw: {
-                seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
-            })
+            results.appendIfPresent(
+                try measure("fetch_range_sorted_limit", options) {
+                    try seconds {
+                        let count = try engine.fetchRange(from: 250, to: 750, limit: 100).count
+                        precondition(count == 100)
+                    }
+                } raw: {
+                    seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
+                })
 
-        let flagged = raw.countFlagged()
-        results.appendIfPresent(
-            try measure("count", options) {
-                try seconds { let count = try engine.countFlagged(); precondition(count == flagged) }
-            } raw: {
-                seconds { precondition(raw.countFlagged() == flagged) }
-            })
+            let flagged = raw.countFlagged()
+            results.appendIfPresent(
+                try measure("count", options) {
+                    try seconds {
+                        let count = try engine.countFlagged()
+                        precondition(count == flagged)
+                    }
+                } raw: {
+                    seconds { precondition(raw.countFlagged() == flagged) }
+                })
 
-        results.appendIfPresent(
-            try measure("update_all", options) {
-                try seconds { try engine.updateAll() }
-            } raw: {
-                seconds { raw.updateAll() }
-            })
+            results.appendIfPresent(
+                try measure("update_all", options) {
+                    try seconds { try engine.updateAll() }
+                } raw: {
+                    seconds { raw.updateAll() }
+                })
 
-        results.appendIfPresent(
-            try measure("delete_all", options) {
-                if try engine.countAll() == 0 { try engine.insert(n) }
-                return try seconds { try engine.deleteAll() }
-            } raw: {
-                if raw.countAll() == 0 { raw.insert(n) }
-                return seconds { raw.deleteAll() }
-            })
+            results.appendIfPresent(
+                try measure("delete_all", options) {
+                    if try engine.countAll() == 0 { try engine.insert(n) }
+                    return try seconds { try engine.deleteAll() }
+                } raw: {
+                    if raw.countAll() == 0 { raw.insert(n) }
+                    return seconds { raw.deleteAll() }
+                })
+        }
     }
     let parents = n / 10
     results.appendIfPresent(
@@ -161,18 +187,23 @@ func run(_ options: Options) throws -> [CaseResult] {
             }
         })
 
-    try withTemporaryDirectory { directory in
-        let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
-        try engine.insertFamilies(parents)
-        let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
-        raw.createFamilySchema()
-        raw.insertFamilies(parents)
-        results.appendIfPresent(
-            try measure("relationship_fetch_prefetch", options) {
-                try seconds { let children = try engine.fetchFamilies(); precondition(children == parents * 10) }
-            } raw: {
-                seconds { precondition(raw.fetchFamilies() == parents * 10) }
-            })
+    if options.wants("relationship_fetch_prefetch") {
+        try withTemporaryDirectory { directory in
+            let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+            try engine.insertFamilies(parents)
+            let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+            raw.createFamilySchema()
+            raw.insertFamilies(parents)
+            results.appendIfPresent(
+                try measure("relationship_fetch_prefetch", options) {
+                    try seconds {
+                        let children = try engine.fetchFamilies()
+                        precondition(children == parents * 10)
+                    }
+                } raw: {
+                    seconds { precondition(raw.fetchFamilies() == parents * 10) }
+                })
+        }
     }
     return results
 }
@@ -191,7 +222,8 @@ func printTable(_ results: [CaseResult], options: Options) {
         let megabytes = { (value: Double?) in value.map { String(format: "%9.0f", $0) } ?? "        -" }
         print(
             result.name.padding(toLength: 28, withPad: " ", startingAt: 0)
-                + String(format: " %10.6f %10.6f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
+                + String(
+                    format: " %10.6f %10.6f %6.2fx", result.engineSeconds, result.rawSeconds, result.ratio)
                 + " \(megabytes(result.enginePeakMegabytes))  \(megabytes(result.rawPeakMegabytes))")
     }
 }

@@ -63,7 +63,7 @@ extension ModelContext {
 
     /// The models `model` relates to through loaded relationships, without loading faults.
     func loadedRelatedModels(of model: any PersistentModel) -> [any PersistentModel] {
-        guard let entity = model._$modelKit.entity else { return [] }
+        guard let entity = model._$modelKit.entity, !entity.relationships.isEmpty else { return [] }
         return entity.orderedRelationships
             .filter { model._$modelKit.faults?[$0.column] == nil }
             .flatMap { $0.access.read(model) }

@@ -21,6 +21,8 @@ extension Schema {
         let columns: [Column]
         /// The relationship properties, by index; linked to their targets when the schema is built.
         let relationships: [Int: RelationshipInfo]
+        /// The same relationships, in property order.
+        let orderedRelationships: [RelationshipInfo]
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -56,10 +58,8 @@ extension Schema {
                 relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
             }
             self.relationships = relationships
+            orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
         }
-
-        /// The relationships in property order.
-        var orderedRelationships: [RelationshipInfo] { relationships.keys.sorted().compactMap { relationships[$0] } }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
