@@ -28,3 +28,29 @@ final class Note {
     let open = try context.fetch(descriptor)
     #expect(open.map(\.title) == ["Write README"])
 }
+
+// The README's relationships tour.
+
+@Model final class Shelf {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \Book.shelf) var books: [Book] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Book {
+    var title: String
+    var shelf: Shelf?
+    init(title: String, shelf: Shelf? = nil) { self.title = title; self.shelf = shelf }
+}
+
+@Test func readmeRelationshipsTourWorks() throws {
+    let context = ModelContext(try ModelContainer(for: Shelf.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
+    let shelf = Shelf(name: "Fiction")
+    let dune = Book(title: "Dune", shelf: shelf)
+    context.insert(dune)                       // inserts the shelf too
+    #expect(shelf.books == [dune])             // the inverse is kept in memory, before any save
+    try context.save()
+    var descriptor = FetchDescriptor<Shelf>(predicate: #Predicate { $0.books.contains { $0.title == "Dune" } })
+    descriptor.relationshipKeyPathsForPrefetching = [\.books]   // one query for every shelf's books
+    #expect(try context.fetch(descriptor).map(\.name) == ["Fiction"])
+}
