@@ -91,9 +91,10 @@ var targets: [Target] = [
         linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
     ),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", sqliteDependency]),
-    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo"] + swiftDataDependency),
-    .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", sqliteDependency] + swiftDataDependency),
-    .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState"] + swiftDataDependency),
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "TestSupport"] + swiftDataDependency),
+    .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
+    .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "TestSupport"] + swiftDataDependency),
 ]
 
 if !isApple {

@@ -2,7 +2,6 @@ import AppState
 import Foundation
 import Records
 import SwiftData
-import Synchronization
 
 /// One invocation of the `records` tool: parsed and checked first, then run on the records
 /// database, so that bad input never reaches the store.
@@ -123,16 +122,13 @@ struct RecordsCommand: Equatable {
         } catch {
             throw Failure(description: "\(error)")
         }
-        let errors = Mutex<[String]>([])
-        let logger = ApplicationLogger { entry in
-            if entry.level == .error { errors.withLock { $0.append(entry.message) } }
-        }
+        let recorder = ApplicationLogger.Recorder()
         return try Application.withIsolatedScope {
             Application.promote(\.database, with: database)
-            let token = Application.override(\.logger, with: logger)
+            let token = Application.override(\.logger, with: recorder.logger)
             defer { withExtendedLifetime(token) {} }
             let lines = perform(on: Application.dependency(\.database))
-            if let error = errors.withLock({ $0.first }) { throw Failure(description: error) }
+            if let error = recorder.messages(at: .error).first { throw Failure(description: error) }
             return lines
         }
     }

@@ -1,6 +1,5 @@
 import AppState
 import Foundation
-import Synchronization
 import SwiftData
 import TodoList
 
@@ -85,16 +84,13 @@ struct TodoCommand: Equatable {
         } catch {
             throw Failure(description: "\(error)")
         }
-        let errors = Mutex<[String]>([])
-        let logger = ApplicationLogger { entry in
-            if entry.level == .error { errors.withLock { $0.append(entry.message) } }
-        }
+        let recorder = ApplicationLogger.Recorder()
         return try Application.withIsolatedScope {
             Application.promote(\.modelContainer, with: container)
-            let token = Application.override(\.logger, with: logger)
+            let token = Application.override(\.logger, with: recorder.logger)
             defer { withExtendedLifetime(token) {} }
             let lines = try perform(on: TodoListViewModel())
-            if let error = errors.withLock({ $0.first }) { throw Failure(description: error) }
+            if let error = recorder.messages(at: .error).first { throw Failure(description: error) }
             return lines
         }
     }

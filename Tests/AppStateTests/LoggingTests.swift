@@ -8,17 +8,17 @@ import Testing
         log.logger.debug("quiet")
         log.logger.info("quiet")
         log.logger.error("loud")
-        #expect(log.all.map(\.message) == ["loud"])
+        #expect(log.entries.map(\.message) == ["loud"])
         #expect(Application.logging(isEnabled: true).isLoggingEnabled)
         log.logger.debug("chatty")
         Application.logging(isEnabled: false)
-        #expect(log.all.map(\.message) == ["loud", "chatty"])
+        #expect(log.entries.map(\.message) == ["loud", "chatty"])
     }
 
     @Test func entriesCarryTheCallersLocation() {
         let log = CapturedLog()
         log.logger.warning("here")
-        let entry = log.all.first
+        let entry = log.entries.first
         #expect(entry?.fileID == "AppStateTests/LoggingTests.swift")
         #expect(entry?.line == 20)
         #expect(entry?.description == "[AppState] warning AppStateTests/LoggingTests.swift:20: here")

@@ -83,7 +83,7 @@ final class FireCount: @unchecked Sendable {
             state.delete(current.first!)
             state.save()
             #expect(state.models.map(\.title) == ["New"])
-            #expect(log.all.isEmpty)
+            #expect(log.entries.isEmpty)
         }
     }
 
@@ -148,11 +148,11 @@ final class FireCount: @unchecked Sendable {
             #expect(throws: ModelKitError.self) { try state.strict.insert(Item(title: "a")) }
             #expect(throws: ModelKitError.self) { try state.strict.save() }
             #expect(throws: ModelKitError.self) { try state.strict.deleteAll() }
-            #expect(log.all.isEmpty)
+            #expect(log.entries.isEmpty)
             state.context.rollback()
 
             state.insert(Item(title: "b")); let line = #line
-            let errors = log.all.filter { $0.level == .error }
+            let errors = log.entries.filter { $0.level == .error }
             #expect(errors.count == 1)
             #expect(errors.first?.fileID == "AppStateTests/ModelStateTests.swift")
             #expect(errors.first?.line == line)
@@ -161,7 +161,7 @@ final class FireCount: @unchecked Sendable {
             state.save()
             state.delete(state.models.first { $0.title == "stored" }!)
             state.deleteAll()
-            #expect(log.all.filter { $0.level == .error }.count == 4)
+            #expect(log.entries.filter { $0.level == .error }.count == 4)
             #expect(try ModelContext(readOnly).fetch(FetchDescriptor<Item>()).map(\.title) == ["stored"])
         }
     }

@@ -54,7 +54,7 @@ struct PersistedStateTests {
             #expect(relaunched(defaults, log) { Application.storedState(\.theme).value } == "dark")
             Application.reset(storedState: \.theme)
             #expect(relaunched(defaults, log) { Application.storedState(\.theme).value } == "light")
-            #expect(log.all.isEmpty)
+            #expect(log.entries.isEmpty)
         }
     }
 
@@ -72,7 +72,7 @@ struct PersistedStateTests {
             #expect(Application.storedState(\.theme).value == "light")
             #expect(defaults.defaults.data(forKey: "App/theme.corrupt") == garbage)
             #expect(defaults.defaults.object(forKey: "App/theme") == nil)
-            let errors = log.all.filter { $0.level == .error }
+            let errors = log.entries.filter { $0.level == .error }
             #expect(errors.count == 1)
             #expect(errors.first?.message.contains("corrupt") == true)
             #expect(errors.first?.fileID == "AppStateTests/PersistedStateTests.swift")
@@ -112,7 +112,7 @@ struct PersistedStateTests {
             #expect(relaunched(defaults, log) { Application.fileState(\.profile).value.name } == "Grace")
             Application.reset(fileState: \.profile)
             #expect(!FileManager.default.fileExists(atPath: file.path))
-            #expect(log.all.isEmpty)
+            #expect(log.entries.isEmpty)
         }
     }
 

@@ -2,18 +2,7 @@ import Foundation
 import Synchronization
 @testable import AppState
 
-/// A logger that keeps what it is given, for assertions.
-final class CapturedLog: Sendable {
-    private let entries = Mutex<[ApplicationLogger.Entry]>([])
-
-    var logger: ApplicationLogger { ApplicationLogger { entry in self.entries.withLock { $0.append(entry) } } }
-
-    var all: [ApplicationLogger.Entry] { entries.withLock { $0 } }
-
-    func messages(at level: ApplicationLogger.Level) -> [String] {
-        all.filter { $0.level == level }.map(\.message)
-    }
-}
+typealias CapturedLog = ApplicationLogger.Recorder
 
 /// A directory under the system temp directory, removed when the test is done with it.
 final class TemporaryDirectory {

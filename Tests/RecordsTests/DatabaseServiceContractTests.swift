@@ -1,7 +1,6 @@
 import AppState
 import Foundation
 import SwiftData
-import Synchronization
 import Testing
 
 #if canImport(SQLite3)
@@ -122,16 +121,14 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
         let id = UUID()
         service.context.insert(SDRecord(id: id, recordID: id, title: "Refund", date: day(1), type: "refund", amount: 9))
         try service.context.save()
-        let warnings = Mutex<[String]>([])
+        let log = ApplicationLogger.Recorder()
         let records = Application.withIsolatedScope {
-            let token = Application.override(\.logger, with: ApplicationLogger { entry in
-                if entry.level == .warning { warnings.withLock { $0.append(entry.message) } }
-            })
+            let token = Application.override(\.logger, with: log.logger)
             defer { withExtendedLifetime(token) {} }
             return service.allRecords()
         }
         #expect(records.map(\.type) == [.expense])
-        #expect(warnings.withLock { $0 }.contains { $0.contains("unknown type 'refund'") })
+        #expect(log.messages(at: .warning).contains { $0.contains("unknown type 'refund'") })
     }
 
     @Test func refusedSaveReturnsFalseLogsAndLeavesTheStoreAsItWas() throws {
@@ -142,16 +139,14 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
         _ = sqlite3_open(subject.storeURL.path, &db)
         _ = sqlite3_exec(db, "CREATE TRIGGER refuse BEFORE INSERT ON SDRecord BEGIN SELECT RAISE(ABORT, 'refused'); END", nil, nil, nil)
         sqlite3_close(db)
-        let errors = Mutex<[String]>([])
+        let log = ApplicationLogger.Recorder()
         let saved = Application.withIsolatedScope {
-            let token = Application.override(\.logger, with: ApplicationLogger { entry in
-                if entry.level == .error { errors.withLock { $0.append(entry.message) } }
-            })
+            let token = Application.override(\.logger, with: log.logger)
             defer { withExtendedLifetime(token) {} }
             return service.save(Record(title: "second", date: day(2), type: .income, amount: 2))
         }
         #expect(!saved)
-        #expect(errors.withLock { $0 }.first?.contains("refused") == true)
+        #expect(log.messages(at: .error).first?.contains("refused") == true)
         #expect(service.allRecords().map(\.title) == ["first"])
         #expect(!service.context.hasChanges)
     }

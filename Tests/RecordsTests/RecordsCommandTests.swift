@@ -1,50 +1,19 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import records
 
-/// Runs the `records` executable as a new process each time.
-struct RecordsProcess {
-    let home: URL
+extension CommandLineTool {
+    /// The `records` tool, with a data directory of its own.
+    static func records() throws -> CommandLineTool { try CommandLineTool("records") }
 
-    init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("RecordsCLITests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: home) }
-
-    var defaultStore: URL { home.appendingPathComponent("data/records/default.store") }
-
-    @discardableResult
-    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
-        try run(arguments)
-    }
-
-    func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("records")
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["HOME"] = home.path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
-    }
+    var defaultStore: URL { dataDirectory.appendingPathComponent("records/default.store") }
 }
 
 @Suite struct RecordsCommandTests {
     @Test func recordsSurviveBetweenRuns() throws {
-        let records = try RecordsProcess()
-        defer { records.remove() }
+        let records = try CommandLineTool.records()
         #expect(try records.run("add", "income", "1200", "Salary", "--date", "2026-11-01").status == 0)
         #expect(try records.run("add", "expense", "45.5", "Groceries", "for", "the", "week", "--date", "2026-11-03").status == 0)
         #expect(try records.run("add", "--date", "2026-11-02", "expense", "0.25", "Gum").status == 0)
@@ -60,8 +29,7 @@ struct RecordsProcess {
     }
 
     @Test func storeOptionWorksOnEveryCommand() throws {
-        let records = try RecordsProcess()
-        defer { records.remove() }
+        let records = try CommandLineTool.records()
         let store = records.home.appendingPathComponent("books/2026.store").path
         #expect(try records.run("--store", store, "add", "income", "10", "Tip").status == 0)
         #expect(try records.run("list", "--store", store).out.hasSuffix("income        10.00  Tip\n"))
@@ -86,8 +54,7 @@ struct RecordsProcess {
         (["totals", "now"], "totals takes no arguments"),
     ])
     func badInputIsRejectedAndTheStoreIsUnchanged(arguments: [String], message: String) throws {
-        let records = try RecordsProcess()
-        defer { records.remove() }
+        let records = try CommandLineTool.records()
         try records.run("add", "income", "1", "Seed", "--date", "2026-01-01")
         let before = try Data(contentsOf: records.defaultStore)
         let result = try records.run(arguments)
@@ -99,8 +66,7 @@ struct RecordsProcess {
     }
 
     @Test func readingAMissingStoreDoesNotCreateIt() throws {
-        let records = try RecordsProcess()
-        defer { records.remove() }
+        let records = try CommandLineTool.records()
         #expect(try records.run("list").out == "")
         #expect(try records.run("totals").status == 0)
         #expect(!FileManager.default.fileExists(atPath: records.defaultStore.path))

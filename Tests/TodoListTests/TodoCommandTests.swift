@@ -1,44 +1,14 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import todo
 
-/// Runs the `todo` executable as a new process each time, as a user would.
-struct TodoProcess {
-    let home: URL
+extension CommandLineTool {
+    /// The `todo` tool, with a data directory of its own.
+    static func todo() throws -> CommandLineTool { try CommandLineTool("todo") }
 
-    init() throws {
-        home = FileManager.default.temporaryDirectory.appendingPathComponent("TodoTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-    }
-
-    func remove() { try? FileManager.default.removeItem(at: home) }
-
-    var defaultStore: URL { home.appendingPathComponent("data/todo/default.store") }
-
-    @discardableResult
-    func run(_ arguments: String...) throws -> (status: Int32, out: String, err: String) {
-        try run(arguments)
-    }
-
-    func run(_ arguments: [String]) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("todo")
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
-        environment["HOME"] = home.path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: error, as: UTF8.self))
-    }
+    var defaultStore: URL { dataDirectory.appendingPathComponent("todo/default.store") }
 
     /// The store's bytes, to check that a failed command wrote nothing.
     func snapshot(_ url: URL) -> Data? { try? Data(contentsOf: url) }
@@ -46,8 +16,7 @@ struct TodoProcess {
 
 @Suite struct TodoCommandTests {
     @Test func addListToggleRemoveClearPersistAcrossRuns() throws {
-        let todo = try TodoProcess()
-        defer { todo.remove() }
+        let todo = try CommandLineTool.todo()
         #expect(try todo.run("add", "Walk the dog").status == 0)
         #expect(try todo.run("add", "Buy", "milk").status == 0)
         #expect(FileManager.default.fileExists(atPath: todo.defaultStore.path))
@@ -61,8 +30,7 @@ struct TodoProcess {
     }
 
     @Test func storeOptionPicksAnotherFile() throws {
-        let todo = try TodoProcess()
-        defer { todo.remove() }
+        let todo = try CommandLineTool.todo()
         let store = todo.home.appendingPathComponent("elsewhere/list.store")
         #expect(try todo.run("--store", store.path, "add", "Read").status == 0)
         #expect(try todo.run("add", "--store", store.path, "Write").status == 0)
@@ -82,8 +50,7 @@ struct TodoProcess {
         (["--store"], "--store needs a path"),
     ])
     func badInputFailsClearlyAndWritesNothing(arguments: [String], message: String) throws {
-        let todo = try TodoProcess()
-        defer { todo.remove() }
+        let todo = try CommandLineTool.todo()
         try todo.run("add", "Keep me")
         let before = todo.snapshot(todo.defaultStore)
         let result = try todo.run(arguments)
@@ -95,8 +62,7 @@ struct TodoProcess {
     }
 
     @Test func mistakesOnAMissingStoreDoNotCreateIt() throws {
-        let todo = try TodoProcess()
-        defer { todo.remove() }
+        let todo = try CommandLineTool.todo()
         #expect(try todo.run("toggle", "x").status == 1)
         #expect(try todo.run("list").out == "")
         #expect(try todo.run("clear").status == 0)
