@@ -279,3 +279,16 @@ import Testing
         #expect(fired == 1)
     }
 }
+
+@Suite struct ModelContextReinsertTests {
+    @Test func aDroppedUnsavedModelCanBeInsertedAgain() throws {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        let item = TodoItem(title: "a")
+        context.insert(item)
+        context.delete(item)
+        context.insert(item)
+        #expect(!item.isDeleted)
+        try context.save()
+        #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<TodoItem>()) == 1)
+    }
+}

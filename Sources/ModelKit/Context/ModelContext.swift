@@ -90,13 +90,14 @@ public final class ModelContext {
             preconditionFailure("\(T.self) is not in the container's schema. Add \(T.self).self to the ModelContainer's types.")
         }
         let storage = model._$modelKit
-        storage.entity = entity
         if storage.context === self {
             if deleted.remove(model) { storage.isDeleted = false; scheduleAutosave() }
             return
         }
         precondition(storage.context == nil, "\(T.self) is already registered in another ModelContext")
+        storage.entity = entity
         storage.context = self
+        storage.isDeleted = false
         if storage.rowID == nil {
             storage.isInserted = true
             inserted.add(model)
