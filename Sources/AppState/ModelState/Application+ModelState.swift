@@ -78,8 +78,12 @@ extension Application {
         @MainActor func trackChanges() {
             let container = app[keyPath: container].value
             let key = "ModelState/\(ObjectIdentifier(container))/\(Model.self)"
-            let signal = app.cache.slot(key).value(key: key) {
-                ModelChangeSignal(container: container, entityName: String(describing: Model.self))
+            let slot = app.cache.slot(key)
+            var signal = slot.value(key: key) { ModelChangeSignal(container: container, entityName: String(describing: Model.self)) }
+            if !signal.observes(container) {
+                // A released container's address was reused: listen to the new one.
+                signal = ModelChangeSignal(container: container, entityName: String(describing: Model.self))
+                slot.set(signal)
             }
             signal.access()
         }

@@ -11,8 +11,10 @@ import SwiftData
 final class ModelChangeSignal: Observable, @unchecked Sendable {
     private let registrar = ObservationRegistrar()
     private var observer: (any NSObjectProtocol)?
+    private weak var container: ModelContainer?
 
     init(container: ModelContainer, entityName: String) {
+        self.container = container
         let keys = [
             ModelContext.NotificationKey.insertedIdentifiers,
             ModelContext.NotificationKey.updatedIdentifiers,
@@ -33,6 +35,11 @@ final class ModelChangeSignal: Observable, @unchecked Sendable {
 
     deinit {
         if let observer { NotificationCenter.default.removeObserver(observer) }
+    }
+
+    /// Whether the signal listens to `container`.
+    func observes(_ container: ModelContainer) -> Bool {
+        self.container === container
     }
 
     /// Registers a read with Observation.
