@@ -1,31 +1,31 @@
 /// An ordered set of models, by identity: a context's inserted, changed or deleted models.
+/// Reading ``models`` is free (the array itself); removing is linear, and rare.
 struct PendingModels {
-    private var order: [ObjectIdentifier] = []
-    private var byID: [ObjectIdentifier: any PersistentModel] = [:]
+    private(set) var models: [any PersistentModel] = []
+    private var positions: [ObjectIdentifier: Int] = [:]
 
-    var isEmpty: Bool { byID.isEmpty }
+    var isEmpty: Bool { models.isEmpty }
 
-    var models: [any PersistentModel] { order.compactMap { byID[$0] } }
-
-    func contains(_ model: some PersistentModel) -> Bool { byID[ObjectIdentifier(model)] != nil }
+    func contains(_ model: some PersistentModel) -> Bool { positions[ObjectIdentifier(model)] != nil }
 
     mutating func add(_ model: some PersistentModel) {
         let id = ObjectIdentifier(model)
-        guard byID.updateValue(model, forKey: id) == nil else { return }
-        order.append(id)
+        guard positions[id] == nil else { return }
+        positions[id] = models.count
+        models.append(model)
     }
 
     @discardableResult
     mutating func remove(_ model: some PersistentModel) -> Bool {
-        let id = ObjectIdentifier(model)
-        guard byID.removeValue(forKey: id) != nil else { return false }
-        order.removeAll { $0 == id }
+        guard let position = positions.removeValue(forKey: ObjectIdentifier(model)) else { return false }
+        models.remove(at: position)
+        for index in position..<models.count { positions[ObjectIdentifier(models[index])] = index }
         return true
     }
 
     mutating func removeAll() {
-        order.removeAll()
-        byID.removeAll()
+        models.removeAll()
+        positions.removeAll()
     }
 }
 
