@@ -46,8 +46,9 @@ struct PredicateSQL {
         switch base.reference {
         case .row(let entity, let qualifier)?:
             guard let index = entity.column(for: keyPath) else { throw Untranslatable(keyPath) }
-            let property = entity.properties[index]
-            var column = SQLFragment("\(qualifier).\(entity.sql.columns[index])", type: property.valueType)
+            let text = qualifier == entity.sql.table ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
+            var column = SQLFragment(text)
+            column.traits = entity.storageTraits[index]
             if let relationship = entity.relationships[index] {
                 column.reference = relationship.isToMany
                     ? .many(relationship, owner: SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)"))

@@ -23,6 +23,8 @@ extension Schema {
         let relationships: [Int: RelationshipInfo]
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
+        /// How SQLite treats each property's stored form, in property order.
+        let storageTraits: [StorageTraits]
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -59,6 +61,7 @@ extension Schema {
             }
             self.relationships = relationships
             orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
+            storageTraits = properties.map { StorageTraits.of($0.valueType) }
         }
 
         /// The column index of the persisted property at `keyPath`, if there is one.

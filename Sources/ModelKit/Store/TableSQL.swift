@@ -10,6 +10,8 @@ struct TableSQL: Sendable {
     private let name: String
     /// The quoted column names, in property order.
     let columns: [String]
+    /// The same, qualified by the table name, as predicates refer to them.
+    let qualifiedColumns: [String]
     /// The indexes of the properties with a column in the table, in order.
     let storedColumns: [Int]
     private let properties: [Schema.PropertyMetadata]
@@ -33,6 +35,7 @@ struct TableSQL: Sendable {
         table = name.quotedIdentifier
         let columns = properties.map(\.name.quotedIdentifier)
         self.columns = columns
+        qualifiedColumns = columns.map { "\(name.quotedIdentifier).\($0)" }
         self.properties = properties
         let storedColumns = properties.indices.filter { properties[$0].isStoredInTable }
         self.storedColumns = storedColumns
