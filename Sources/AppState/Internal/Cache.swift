@@ -40,11 +40,6 @@ final class Slot: Sendable {
         }
     }
 
-    /// The stored value, if there is one.
-    func peek<Value: Sendable>(key: String) -> Value? {
-        stored.withLock { $0.map { Self.cast($0, key: key) } }
-    }
-
     func set(_ value: (any Sendable)?) {
         stored.withLock { $0 = value }
     }

@@ -64,7 +64,4 @@ final class Connection {
     }
 
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
 }
