@@ -100,6 +100,8 @@ import Testing
         #expect(untranslated(#Predicate { $0.amount > 5 }) != nil)
         #expect(untranslated(#Predicate { $0.tags.contains("a") }) != nil)
         #expect(untranslated(#Predicate { $0.title.count > 3 }) == "KeyPath<KeyPath<Variable<Ticket>, String>, Int>")
+        // A node with no translation at all is named, not the whole tree.
+        #expect(untranslated(#Predicate { $0.isOpen && $0.tags.allSatisfy { $0.isEmpty } })?.hasPrefix("SequenceAllSatisfy<") == true)
         #expect(untranslated(#Predicate { ($0.note?.count ?? 0) > 2 }) != nil)
     }
 }

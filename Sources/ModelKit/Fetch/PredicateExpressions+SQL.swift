@@ -1,7 +1,8 @@
 import Foundation
 
 /// A predicate node with a SQL translation. Conformances below cover the nodes `#Predicate`
-/// produces for comparisons, logic, arithmetic, strings, collections, optionals and conditionals.
+/// produces for comparisons, logic, arithmetic, strings, collections, optionals, relationships
+/// and conditionals; a node conforms when its children do.
 protocol SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment
 }
@@ -14,9 +15,9 @@ extension PredicateExpressions.Variable: SQLTranslatable {
 
 /// A property of the model, or of a related model (`$0.shelf?.name`, as a lookup), or the
 /// `count` or `isEmpty` of a to-many (as a `COUNT`).
-extension PredicateExpressions.KeyPath: SQLTranslatable {
+extension PredicateExpressions.KeyPath: SQLTranslatable where Root: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let base = try translator.translate(root)
+        let base = try root.sql(in: &translator)
         guard case .many? = base.reference else {
             do {
                 return try translator.member(keyPath, of: base)
@@ -34,9 +35,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatable {
 }
 
 /// `models.contains { … }` on a to-many, as `EXISTS` over the related rows.
-extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable {
+extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try translator.exists(in: try translator.translate(sequence), where: variable.key, test)
+        try translator.exists(in: try sequence.sql(in: &translator), where: variable.key) { try test.sql(in: &$0) }
     }
 }
 
@@ -57,21 +58,19 @@ extension PredicateExpressions.NilLiteral: SQLTranslatable {
 
 /// `==` and `!=` use SQLite's `IS` and `IS NOT`, which treat NULL as a value, as Swift treats
 /// nil. A NaN, stored as a blob, equals nothing.
-extension PredicateExpressions.Equal: SQLTranslatable {
+extension PredicateExpressions.Equal: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try equality(lhs, rhs, "IS", in: &translator)
+        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), "IS")
     }
 }
 
-extension PredicateExpressions.NotEqual: SQLTranslatable {
+extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try equality(lhs, rhs, "IS NOT", in: &translator)
+        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), "IS NOT")
     }
 }
 
-private func equality(_ lhs: Any, _ rhs: Any, _ op: String, in translator: inout PredicateSQL) throws -> SQLFragment {
-    let left = try translator.translate(lhs)
-    let right = try translator.translate(rhs)
+private func equality(_ left: SQLFragment, _ right: SQLFragment, _ op: String) -> SQLFragment {
     let comparison = SQLFragment.compose("($0 \(op) $1)", left, right)
     guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
     let nan = SQLFragment.compose("typeof($0) = 'blob' OR typeof($1) = 'blob'", left, right)
@@ -82,10 +81,10 @@ private func equality(_ lhs: Any, _ rhs: Any, _ op: String, in translator: inout
 
 /// `<`, `<=`, `>` and `>=`. Unsigned integers and decimals are stored in forms SQLite orders
 /// differently, so they stay in Swift; a NaN compares false, as in Swift.
-extension PredicateExpressions.Comparison: SQLTranslatable {
+extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
+        let left = try lhs.sql(in: &translator)
+        let right = try rhs.sql(in: &translator)
         guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable(self) }
         let symbol = switch op {
         case .lessThan: "<"
@@ -99,94 +98,93 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
     }
 }
 
-extension PredicateExpressions.Conjunction: SQLTranslatable {
+extension PredicateExpressions.Conjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("($0 AND $1)", try translator.translate(lhs), try translator.translate(rhs))
+        SQLFragment.compose("($0 AND $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator))
     }
 }
 
-extension PredicateExpressions.Disjunction: SQLTranslatable {
+extension PredicateExpressions.Disjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("($0 OR $1)", try translator.translate(lhs), try translator.translate(rhs))
+        SQLFragment.compose("($0 OR $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator))
     }
 }
 
-extension PredicateExpressions.Negation: SQLTranslatable {
+extension PredicateExpressions.Negation: SQLTranslatable where Wrapped: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("(NOT $0)", try translator.translate(wrapped))
+        SQLFragment.compose("(NOT $0)", try wrapped.sql(in: &translator))
     }
 }
 
-extension PredicateExpressions.Arithmetic: SQLTranslatable {
+extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         let symbol = switch op {
         case .add: "+"
         case .subtract: "-"
         case .multiply: "*"
         }
-        return try arithmetic(symbol, lhs, rhs, type: LHS.Output.self, in: &translator)
+        return try arithmetic(symbol, try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
     }
 }
 
 /// Integer `/` and `%` truncate toward zero in SQLite, as in Swift.
-extension PredicateExpressions.IntDivision: SQLTranslatable {
+extension PredicateExpressions.IntDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("/", lhs, rhs, type: LHS.Output.self, in: &translator)
+        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
     }
 }
 
-extension PredicateExpressions.IntRemainder: SQLTranslatable {
+extension PredicateExpressions.IntRemainder: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("%", lhs, rhs, type: LHS.Output.self, in: &translator)
+        try arithmetic("%", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
     }
 }
 
-extension PredicateExpressions.FloatDivision: SQLTranslatable {
+extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("/", lhs, rhs, type: LHS.Output.self, in: &translator)
+        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
     }
 }
 
 /// Arithmetic stays in Swift for unsigned integers and decimals, whose stored forms are not their
 /// values, and for floating-point values, where a stored NaN would turn into a number.
-private func arithmetic(_ symbol: String, _ lhs: Any, _ rhs: Any, type: Any.Type, in translator: inout PredicateSQL) throws -> SQLFragment {
-    let left = try translator.translate(lhs)
-    let right = try translator.translate(rhs)
+private func arithmetic(_ symbol: String, _ left: SQLFragment, _ right: SQLFragment, type: Any.Type) throws -> SQLFragment {
     guard left.isPlainNumber, right.isPlainNumber else { throw Untranslatable("arithmetic on \(type)") }
     return SQLFragment.compose("($0 \(symbol) $1)", left, right, type: type)
 }
 
-extension PredicateExpressions.UnaryMinus: SQLTranslatable {
+extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let value = try translator.translate(wrapped)
+        let value = try wrapped.sql(in: &translator)
         guard value.isPlainNumber else { throw Untranslatable(self) }
         return SQLFragment.compose("(-$0)", value, type: Output.self)
     }
 }
 
 /// `string.contains(other)`, as `instr`, so `%`, `_` and quotes in the text match literally.
-extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
+extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable
+where Base: SQLTranslatable, Other: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         guard Base.Output.self == String.self, Other.Output.self == String.self else { throw Untranslatable(self) }
-        return SQLFragment.compose("(instr($0, $1) > 0)", try translator.translate(base), try translator.translate(other))
+        return SQLFragment.compose("(instr($0, $1) > 0)", try base.sql(in: &translator), try other.sql(in: &translator))
     }
 }
 
 /// `string.starts(with: prefix)`: the first occurrence of the prefix is at the start.
-extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
+extension PredicateExpressions.SequenceStartsWith: SQLTranslatable where Base: SQLTranslatable, Prefix: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         guard Base.Output.self == String.self, Prefix.Output.self == String.self else { throw Untranslatable(self) }
-        return SQLFragment.compose("(instr($0, $1) = 1)", try translator.translate(base), try translator.translate(prefix))
+        return SQLFragment.compose("(instr($0, $1) = 1)", try base.sql(in: &translator), try prefix.sql(in: &translator))
     }
 }
 
 /// `[values].contains(column)`, as `IN`, when the collection is a value.
-extension PredicateExpressions.SequenceContains: SQLTranslatable {
+extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         guard let values = sequence as? PredicateExpressions.Value<LHS.Output>,
             let codec = ValueCodec.make(for: LHS.Output.Element.self)
         else { throw Untranslatable(self) }
-        let element = try translator.translate(self.element)
+        let element = try self.element.sql(in: &translator)
         guard !element.isFloatingPoint else { throw Untranslatable(self) }
         let encoded = try values.value.map { try codec.encode($0) }
         guard !encoded.isEmpty else { return SQLFragment("0") }
@@ -198,34 +196,35 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
 
 /// `optional.flatMap { … }`, and optional chaining: nil stays nil, otherwise the transform runs
 /// on the unwrapped value.
-extension PredicateExpressions.OptionalFlatMap: SQLTranslatable {
+extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let value = try translator.translate(wrapped)
-        let body = try translator.binding(variable.key, to: value) { try $0.translate(transform) }
+        let value = try wrapped.sql(in: &translator)
+        let body = try translator.binding(variable.key, to: value) { try transform.sql(in: &$0) }
         var result = SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", value, body, type: Result.self)
         result.reference = body.reference  // `a?.b?.c`: the next step reads the related row `b`
         return result
     }
 }
 
-extension PredicateExpressions.NilCoalesce: SQLTranslatable {
+extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("coalesce($0, $1)", try translator.translate(lhs), try translator.translate(rhs), type: Output.self)
+        SQLFragment.compose("coalesce($0, $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: Output.self)
     }
 }
 
-extension PredicateExpressions.ForcedUnwrap: SQLTranslatable {
+extension PredicateExpressions.ForcedUnwrap: SQLTranslatable where Inner: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        var value = try translator.translate(inner)
+        var value = try inner.sql(in: &translator)
         value.traits = .of(Output.self)
         return value
     }
 }
 
-extension PredicateExpressions.Conditional: SQLTranslatable {
+extension PredicateExpressions.Conditional: SQLTranslatable
+where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         SQLFragment.compose(
-            "(CASE WHEN $0 THEN $1 ELSE $2 END)", try translator.translate(test), try translator.translate(trueBranch),
-            try translator.translate(falseBranch), type: Output.self)
+            "(CASE WHEN $0 THEN $1 ELSE $2 END)", try test.sql(in: &translator), try trueBranch.sql(in: &translator),
+            try falseBranch.sql(in: &translator), type: Output.self)
     }
 }

@@ -4,9 +4,11 @@ import Synchronization
 /// Translates a Foundation `Predicate` into a SQL `WHERE` condition, with every value bound as a
 /// parameter.
 ///
-/// Each `PredicateExpressions` node the translator knows conforms to ``SQLTranslatable``; a node
-/// that does not, or a construct SQLite would answer differently from Swift, throws
-/// ``Untranslatable``, and the caller evaluates the predicate in Swift instead.
+/// Each `PredicateExpressions` node the translator knows conforms to ``SQLTranslatable``, under
+/// the condition that its children do, so one cast at the root tells whether the whole tree has a
+/// translation and the walk below it is direct calls. A tree with a node that does not conform,
+/// or a construct SQLite would answer differently from Swift, throws ``Untranslatable``, and the
+/// caller evaluates the predicate in Swift instead.
 struct PredicateSQL {
     /// What each predicate variable stands for: the model row, a related row, or an optional's
     /// unwrapped value.
@@ -19,13 +21,20 @@ struct PredicateSQL {
     static func condition<T: PersistentModel>(for predicate: Predicate<T>, entity: Schema.Entity) throws -> SQLFragment {
         var translator = PredicateSQL()
         translator.variables[predicate.variable.key] = .row(of: entity, qualifier: entity.sql.table)
-        return try translator.translate(predicate.expression)
+        guard let expression = predicate.expression as? any SQLTranslatable else {
+            throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
+        }
+        return try expression.sql(in: &translator)
     }
 
-    /// Translates a child node.
-    mutating func translate(_ node: Any) throws -> SQLFragment {
-        guard let translatable = node as? any SQLTranslatable else { throw Untranslatable(node) }
-        return try translatable.sql(in: &self)
+    /// The innermost node of a tree that has no translation: the one to name in the log.
+    private static func firstUntranslatableNode(in node: Any) -> Any {
+        for child in Mirror(reflecting: node).children {
+            if child.value is any PredicateExpression, !(child.value is any SQLTranslatable) {
+                return firstUntranslatableNode(in: child.value)
+            }
+        }
+        return node
     }
 
     /// What a variable stands for.
@@ -74,11 +83,14 @@ struct PredicateSQL {
 
     /// `EXISTS` over the targets of a to-many, with `variable` standing for each target row.
     mutating func exists(
-        in collection: SQLFragment, where variable: PredicateExpressions.VariableID, _ test: Any
+        in collection: SQLFragment, where variable: PredicateExpressions.VariableID,
+        _ test: (inout PredicateSQL) throws -> SQLFragment
     ) throws -> SQLFragment {
-        guard case .many(let relationship, let owner)? = collection.reference else { throw Untranslatable(test) }
+        guard case .many(let relationship, let owner)? = collection.reference else {
+            throw Untranslatable("contains(where:) on something other than a to-many")
+        }
         let alias = newAlias()
-        let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias)) { try $0.translate(test) }
+        let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias), test)
         return SQLFragment.compose(
             "EXISTS (SELECT 1 FROM \(relationship.target.sql.table) AS \(alias) WHERE $0 AND $1)",
             link(relationship, alias: alias, owner: owner), condition)
