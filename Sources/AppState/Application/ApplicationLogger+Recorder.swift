@@ -13,6 +13,7 @@ extension ApplicationLogger {
     public final class Recorder: Sendable {
         private let recorded = Mutex<[Entry]>([])
 
+        /// An empty recorder.
         public init() {}
 
         /// A logger that records into this recorder.

@@ -32,9 +32,13 @@ public struct ApplicationLogger: Sendable {
 
     /// One message, with the source location of the code it is about.
     public struct Entry: Sendable, CustomStringConvertible {
+        /// How serious the message is.
         public let level: Level
+        /// The message itself.
         public let message: String
+        /// The file (`#fileID`) of the code the message is about.
         public let fileID: String
+        /// The line of the code the message is about.
         public let line: Int
 
         public var description: String { "[AppState] \(level) \(fileID):\(line): \(message)" }

@@ -19,6 +19,7 @@ public struct ModelConfiguration: Sendable, Identifiable {
     /// The model types this configuration stores, if it names them.
     public let schema: Schema?
 
+    /// Identifiable conformance: the ``name``.
     public var id: String { name }
 
     /// A configuration with the default store location, or in memory.

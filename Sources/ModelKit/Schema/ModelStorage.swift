@@ -40,6 +40,7 @@ public final class ModelStorage {
         case toMany
     }
 
+    /// Fresh state for a model no context has seen yet.
     public init() {}
 
     func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {

@@ -23,8 +23,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
 }
 
 extension PersistentModel {
+    /// No indexes unless the class declares `#Index`.
     public static var _modelKitIndexes: [[AnyKeyPath]] { [] }
 
+    /// No compound unique constraints unless the class declares `#Unique`.
     public static var _modelKitUniqueConstraints: [[AnyKeyPath]] { [] }
 
     /// The model's identifier: temporary until the model is first saved, permanent afterwards.
@@ -45,6 +47,7 @@ extension PersistentModel {
     /// Models are equal when they are the same instance; a context gives one instance per row.
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs === rhs }
 
+    /// Hashes the instance's identity, consistently with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     static var entityName: String { String(describing: Self.self) }

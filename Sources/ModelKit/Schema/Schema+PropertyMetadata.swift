@@ -64,10 +64,13 @@ extension Schema {
             case preserveValueOnDeletion
         }
 
+        /// The options given, such as `.unique`.
         public let options: [Option]
         /// The name the property was stored under before it was renamed.
         public let originalName: String?
 
+        /// The configuration `@Attribute(options…, originalName:)` describes. `hashModifier` is
+        /// accepted for SwiftData compatibility and unused.
         public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
             self.options = options
             self.originalName = originalName

@@ -20,10 +20,13 @@ extension Schema {
             case unique
         }
 
+        /// What deleting the owner does to the related models.
         public let deleteRule: DeleteRule
         /// The property on the related model that points back, if declared.
         public let inverse: AnyKeyPath?
 
+        /// The configuration `@Relationship(…)` describes. The counts, `originalName` and
+        /// `hashModifier` are accepted for SwiftData compatibility and unused.
         public init(
             _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
             maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,

@@ -14,6 +14,7 @@ public final class Schema: @unchecked Sendable {
         public let minor: Int
         public let patch: Int
 
+        /// The version `major.minor.patch`.
         public init(_ major: Int, _ minor: Int, _ patch: Int) {
             (self.major, self.minor, self.patch) = (major, minor, patch)
         }
@@ -23,6 +24,7 @@ public final class Schema: @unchecked Sendable {
 
     /// The entities, one per model type, in the order given.
     public let entities: [Entity]
+    /// The schema's version, as given.
     public let version: Version
     private let entitiesByName: [String: Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
