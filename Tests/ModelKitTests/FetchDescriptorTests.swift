@@ -144,3 +144,16 @@ import Testing
         #expect(throws: ModelKitError.self) { try readOnly.delete(model: Ticket.self) }
     }
 }
+
+@Suite struct SortStorageTests {
+    @Test func unsignedAndDecimalKeysSortByValue() throws {
+        let context = ModelContext(try inMemoryContainer(for: Ticket.self))
+        for (title, big, amount) in [("max", UInt64.max, Decimal(9)), ("one", 1, Decimal(10)), ("mid", UInt64(Int64.max) + 1, Decimal(string: "9.5")!)] {
+            context.insert(Ticket(title, big: big, amount: amount))
+        }
+        try context.save()
+        let reader = ModelContext(context.container)
+        #expect(try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.big)])).map(\.title) == ["one", "mid", "max"])
+        #expect(try reader.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.amount)])).map(\.title) == ["max", "mid", "one"])
+    }
+}

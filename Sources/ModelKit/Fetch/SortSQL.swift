@@ -3,14 +3,17 @@ import Foundation
 /// Translates sort descriptors to an `ORDER BY` clause, through the schema's key-path table.
 ///
 /// SQLite sorts strings by code point, as the `.lexical` comparator (and Linux's default for
-/// strings) does. Returns nil when a descriptor's key path is not a persisted property, or when it
-/// compares strings some other way (`.localizedStandard` on Apple platforms), so that the caller
-/// sorts in Swift instead.
+/// strings) does. Returns nil when a descriptor's key path is not a persisted property, when its
+/// stored form sorts differently from its value (unsigned integers, decimals), or when it compares
+/// strings some other way (`.localizedStandard` on Apple platforms), so that the caller sorts in
+/// Swift instead.
 struct SortSQL {
     static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> String? {
         var terms: [String] = []
         for descriptor in descriptors {
-            guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath) else { return nil }
+            guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
+                !entity.storageTraits[column].hasUnorderedStorage
+            else { return nil }
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
             let direction = descriptor.order == .forward ? "ASC" : "DESC"
             terms.append("\(entity.sql.columns[column]) \(direction)")
