@@ -10,6 +10,7 @@ struct ModelKitMacrosPlugin: PluginProvider {
         case "ModelMacro": ModelMacro.self
         case "PersistedPropertyMacro": PersistedPropertyMacro.self
         case "IndexMacro": IndexMacro.self
+        case "ModelActorMacro": ModelActorMacro.self
         case "MarkerMacro": MarkerMacro.self
         default: throw PluginError(message: "ModelKitMacros has no macro named \(typeName)")
         }

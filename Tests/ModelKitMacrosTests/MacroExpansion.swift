@@ -14,7 +14,8 @@ func expand(
     let context = BasicMacroExpansionContext(
         sourceFiles: [file: .init(moduleName: "Tests", fullFilePath: "Test.swift")])
     let specs = macros.mapValues { macro in
-        MacroSpec(type: macro, conformances: macro == ModelMacro.self ? ["PersistentModel"] : [])
+        let conformances: [TypeSyntax] = macro == ModelMacro.self ? ["PersistentModel"] : macro == ModelActorMacro.self ? ["ModelActor"] : []
+        return MacroSpec(type: macro, conformances: conformances)
     }
     let expanded = file.expand(macroSpecs: specs, contextGenerator: { _ in context }, indentationWidth: .spaces(4))
     // Removing an attribute at the top of the file leaves its line break behind.

@@ -151,3 +151,18 @@ import Testing
         #expect(result.diagnostics.first?.hasPrefix("#Unique needs the model type") == true)
     }
 }
+
+@Suite struct ModelActorMacroTests {
+    @Test func modelActorAddsAContainerAContextAndAnInitializer() {
+        let result = expand("@ModelActor actor Importer {}", with: ["ModelActor": ModelActorMacro.self])
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.source.contains("public nonisolated let modelContainer: ModelContainer"))
+        #expect(result.source.contains("self.modelContext = ModelContext(modelContainer)"))
+        #expect(result.source.contains("extension Importer: ModelActor"))
+    }
+
+    @Test func modelActorOnAClassGetsAClearDiagnostic() {
+        let result = expand("@ModelActor final class Importer {}", with: ["ModelActor": ModelActorMacro.self])
+        #expect(result.diagnostics == ["@ModelActor can only be applied to an actor"])
+    }
+}

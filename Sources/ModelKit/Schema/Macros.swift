@@ -64,3 +64,20 @@ public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module
 /// already stored updates the stored row, as `@Attribute(.unique)` does.
 @freestanding(declaration, names: named(_modelKitUniqueConstraints))
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
+
+/// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, a `modelContext` of
+/// its own, and `init(modelContainer:)`, so model work can run off the main actor.
+///
+/// ```swift
+/// @ModelActor
+/// actor Importer {
+///     func importItems(_ titles: [String]) throws {
+///         for title in titles { modelContext.insert(TodoItem(title: title)) }
+///         try modelContext.save()
+///     }
+/// }
+/// let importer = Importer(modelContainer: container)
+/// ```
+@attached(member, names: named(modelContainer), named(modelContext), named(init(modelContainer:)))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "ModelKitMacros", type: "ModelActorMacro")
