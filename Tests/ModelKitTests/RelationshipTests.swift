@@ -210,6 +210,18 @@ import Testing
         #expect(loaded.favorites[0] === loaded.bookmark)
     }
 
+    @Test func relationshipsLoadAfterTheFetchingContextIsGone() throws {
+        let writer = try context()
+        let shelf = Shelf(name: "Fiction")
+        shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+        writer.insert(shelf)
+        try writer.save()
+        let shelves = try self.context().fetch(FetchDescriptor<Shelf>())  // the context is released here
+        #expect(shelves[0].modelContext == nil)
+        #expect(shelves[0].books.map(\.title) == ["Dune", "Emma"])
+        #expect(shelves[0].books[0].shelf?.name == "Fiction")
+    }
+
     @Test func rollbackRestoresRelationships() throws {
         let context = try context()
         let fiction = Shelf(name: "Fiction")

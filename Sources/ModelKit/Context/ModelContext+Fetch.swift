@@ -3,9 +3,9 @@ import Foundation
 extension ModelContext {
     /// The models the descriptor describes.
     ///
-    /// Relationships load lazily, on first read, through the context (keep it alive while you use
-    /// them). `relationshipKeyPathsForPrefetching` loads the named ones for every result at once:
-    /// one query per relationship instead of one per model.
+    /// Relationships load lazily, on first read, through the context (or a new one on the same
+    /// container if it is gone). `relationshipKeyPathsForPrefetching` loads the named ones for
+    /// every result at once: one query per relationship instead of one per model.
     ///
     /// The predicate, sorting, limit and offset run in SQLite when they translate. A predicate (or
     /// part of one) with no SQL translation is evaluated in Swift over the stored rows instead, so

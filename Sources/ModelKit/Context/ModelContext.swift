@@ -17,7 +17,7 @@ public final class ModelContext {
 
     private var openedConnection: Connection?
     /// What the context's models point at; see ``ContextHandle``.
-    let handle = ContextHandle()
+    let handle: ContextHandle
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
     public var statementTrace: ((String) -> Void)? {
         didSet { openedConnection?.trace = statementTrace }
@@ -32,6 +32,7 @@ public final class ModelContext {
     /// A context of `container`.
     public init(_ container: ModelContainer) {
         self.container = container
+        handle = ContextHandle(container: container)
         autosaveEnabled = false
         isMainContext = false
         handle.context = self
@@ -41,6 +42,7 @@ public final class ModelContext {
     /// one container for their lifetime.
     init(mainContextOf container: ModelContainer) {
         self.container = container
+        handle = ContextHandle(container: container)
         autosaveEnabled = true
         isMainContext = true
         handle.context = self

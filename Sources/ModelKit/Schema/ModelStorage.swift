@@ -92,10 +92,12 @@ public final class ModelStorage {
         isLoading = wasLoading
     }
 
+    /// Loads a relationship through the model's context or, when that context is gone, through a
+    /// new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
         guard let fault = faults?.removeValue(forKey: column) else { return }
         if faults?.isEmpty == true { faults = nil }
-        guard let context, let relationship = entity?.relationships[column] else { return }
-        context.load(fault, of: relationship, into: model)
+        guard let handle, let relationship = entity?.relationships[column] else { return }
+        (handle.context ?? ModelContext(handle.container)).load(fault, of: relationship, into: model)
     }
 }
