@@ -21,7 +21,7 @@ extension Application {
     }
 
     /// Runs the asynchronous `body` against a fresh, empty application. See
-    /// ``withIsolatedScope(_:)-(()throws->R)``.
+    /// ``withIsolatedScope(_:)``.
     public static func withIsolatedScope<R>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> R
