@@ -258,6 +258,16 @@ import Testing
         #expect(accounts.first?.persistentModelID == replacement.persistentModelID)
     }
 
+    @Test func uniqueConflictWithALoadedModelUpdatesThatInstance() throws {
+        context.insert(Account(code: "A-1", balance: 10))
+        try context.save()
+        let loaded = try context.fetch(FetchDescriptor<Account>())[0]
+        context.insert(Account(code: "A-1", balance: 25))
+        try context.save()
+        #expect(loaded.balance == 25)
+        #expect(try context.fetch(FetchDescriptor<Account>()).map { $0 === loaded } == [true])
+    }
+
     @Test func nonFinalModelClassesWork() throws {
         let note = Note(text: "hello")
         context.insert(note)

@@ -60,7 +60,18 @@ extension ModelContext {
             storage.storeIdentifier = container.store.identifier
             storage.isInserted = false
             storage.changedColumns.removeAll()
-            registered.insert(model, for: RowKey(model))
+            let key = RowKey(model)
+            if let existing = registered[key] as? any PersistentModel, existing !== model {
+                // A unique conflict updated a row this context already has: that instance stays
+                // the row's instance, and takes the values just written.
+                do {
+                    try reload(existing)
+                } catch {
+                    ModelKitDebugLog.log("could not refresh a \(type(of: existing)) after a unique conflict: \(error)")
+                }
+            } else {
+                registered.insert(model, for: key)
+            }
         }
         for model in changedModels { model._$modelKit.changedColumns.removeAll() }
         for model in deleted.models {

@@ -160,7 +160,7 @@ public final class ModelContext {
     /// Reads a stored model's row again, overwriting its properties.
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
     /// being loaded on first read.
-    private func reload(_ model: any PersistentModel) throws {
+    func reload(_ model: any PersistentModel) throws {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
         let entity = try entity(for: type(of: model))
