@@ -9,26 +9,28 @@ public enum SQLValue: Hashable, Sendable {
     case blob(Data)
 }
 
+/// The stored form of a property value, for the code ``Model()`` generates. Every overload is
+/// `throws`, so the generated `try` is never redundant, whichever one the property's type picks.
 extension SQLValue {
-    /// The stored form of a property value. Used by the code ``Model()`` generates.
+    /// The stored form of a primitive property value.
     @inlinable
-    public static func _encode<Value: ColumnConvertible>(_ value: Value) -> SQLValue {
+    public static func _encode<Value: ColumnConvertible>(_ value: Value) throws -> SQLValue {
         value.sqlValue
     }
 
     /// The stored form of an optional primitive property value.
     @inlinable
-    public static func _encode<Wrapped: ColumnConvertible>(_ value: Wrapped?) -> SQLValue {
+    public static func _encode<Wrapped: ColumnConvertible>(_ value: Wrapped?) throws -> SQLValue {
         value?.sqlValue ?? .null
     }
 
     /// The stored form of a required to-one: the target's primary key, NULL while it is unsaved.
-    public static func _encode<Model: PersistentModel>(_ value: Model) -> SQLValue {
+    public static func _encode<Model: PersistentModel>(_ value: Model) throws -> SQLValue {
         value._$modelKit.rowID.map(SQLValue.integer) ?? .null
     }
 
     /// The stored form of an optional to-one: the target's primary key, or NULL.
-    public static func _encode<Model: PersistentModel>(_ value: Model?) -> SQLValue {
+    public static func _encode<Model: PersistentModel>(_ value: Model?) throws -> SQLValue {
         value?._$modelKit.rowID.map(SQLValue.integer) ?? .null
     }
 
