@@ -23,7 +23,7 @@ extension ModelContext {
 
     private func fetchModels<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let plan = try plan(for: descriptor)
-        let pending = descriptor.includePendingChanges && hasPendingChanges(of: T.self)
+        let pending = seesPendingChanges(descriptor)
         var models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: !pending))
         if plan.isCompleteInSQL && !pending { return models }
 
@@ -50,7 +50,7 @@ extension ModelContext {
     /// translates and nothing is pending; otherwise the count of a fetch.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let plan = try plan(for: descriptor)
-        guard plan.filtersInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+        guard plan.filtersInSQL, !seesPendingChanges(descriptor) else {
             return try fetch(descriptor).count
         }
         let sql = plan.count
@@ -63,7 +63,7 @@ extension ModelContext {
     /// when SQLite can answer alone.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let plan = try plan(for: descriptor)
-        guard plan.isCompleteInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
@@ -84,7 +84,7 @@ extension ModelContext {
         block: (T) throws -> Void
     ) throws {
         let plan = try plan(for: descriptor)
-        guard plan.isCompleteInSQL, !(descriptor.includePendingChanges && hasPendingChanges(of: T.self)) else {
+        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
             try fetch(descriptor).forEach(block)
             return
         }
@@ -142,6 +142,11 @@ extension ModelContext {
         } catch let error as SQLiteError {
             throw ModelKitError.sqlite(error)
         }
+    }
+
+    /// Whether unsaved changes affect what the descriptor describes.
+    private func seesPendingChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) -> Bool {
+        descriptor.includePendingChanges && hasPendingChanges(of: T.self)
     }
 
     func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {

@@ -242,15 +242,7 @@ public final class ModelContext {
     /// Nil when no such row is stored.
     func model(of entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
         if let registered = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel { return registered }
-        let statement = try connection().statement(entity.sql.selectByPrimaryKey)
-        try statement.bind([.integer(rowID)])
-        defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        let row = ModelRow(statement: statement, entity: entity, context: self)
-        func materialize<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
-            try self.materialize(type, row: row)
-        }
-        return try materialize(entity.type)
+        return try models(of: entity, sql: SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])).first
     }
 
     /// The registered instance for the row under `row`, or a new instance loaded from it.

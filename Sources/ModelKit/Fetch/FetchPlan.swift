@@ -54,7 +54,7 @@ struct FetchPlan<T: PersistentModel> {
         sql.text += orderBy ?? " ORDER BY \(TableSQL.quotedPrimaryKey) ASC"
         if paged, isCompleteInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             sql.text += " LIMIT ? OFFSET ?"
-            sql.bindings += [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
+            sql.bindings += pagingBindings
         }
         return sql
     }
@@ -68,6 +68,11 @@ struct FetchPlan<T: PersistentModel> {
         }
         return SQL(
             text: "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(filter.text) LIMIT ? OFFSET ?)",
-            bindings: filter.bindings + [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))])
+            bindings: filter.bindings + pagingBindings)
+    }
+
+    /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite.
+    private var pagingBindings: [SQLValue] {
+        [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
     }
 }
