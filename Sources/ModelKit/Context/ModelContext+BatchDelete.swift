@@ -56,7 +56,7 @@ extension ModelContext {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).map { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let placeholders = SQL.placeholders(chunk.count)
                 return SQL(text: "DELETE FROM \(table) WHERE \(pk) IN (\(placeholders)) RETURNING \(pk)", bindings: chunk.map { .integer($0) })
             }
         }

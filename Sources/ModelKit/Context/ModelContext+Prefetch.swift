@@ -25,7 +25,7 @@ extension ModelContext {
                 if case .toOne(let key)? = owner._$modelKit.faults?[relationship.column] { return key }
                 return nil
             })
-            let sql = relatedSelect(relationship, owners: Array(keys))
+            let sql = relatedSelect(relationship, keys: Array(keys))
             for model in try models(of: relationship.target, sql: sql) {
                 related[model._$modelKit.rowID!] = [model]
             }
@@ -46,7 +46,7 @@ extension ModelContext {
     /// an extra last column.
     private func prefetchSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
         let target = relationship.target!
-        let placeholders = Array(repeating: "?", count: owners.count).joined(separator: ", ")
+        let placeholders = SQL.placeholders(owners.count)
         let bindings = owners.map { SQLValue.integer($0) }
         let pk = TableSQL.quotedPrimaryKey
         switch relationship.storage {

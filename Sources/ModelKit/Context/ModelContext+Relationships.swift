@@ -20,7 +20,7 @@ extension ModelContext {
             return try model(of: relationship.target, rowID: rowID).map { [$0] } ?? []
         case .toMany:
             guard let rowID = owner._$modelKit.rowID else { return [] }
-            return try models(of: relationship.target, sql: relatedSelect(relationship, owners: [rowID]))
+            return try models(of: relationship.target, sql: relatedSelect(relationship, keys: [rowID]))
         }
     }
 
@@ -32,10 +32,11 @@ extension ModelContext {
         return try load(entity.type)
     }
 
-    /// Selects the targets of a to-many for the given owners, in primary-key order.
-    func relatedSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
+    /// Selects a relationship's targets in primary-key order: for a to-many, those of the owners
+    /// whose keys are `keys`; for a to-one, the targets whose keys are `keys`.
+    func relatedSelect(_ relationship: RelationshipInfo, keys: [Int64]) -> SQL {
         let target = relationship.target!
-        let placeholders = Array(repeating: "?", count: owners.count).joined(separator: ", ")
+        let placeholders = SQL.placeholders(keys.count)
         let pk = TableSQL.quotedPrimaryKey
         let filter: String
         switch relationship.storage {
@@ -46,7 +47,7 @@ extension ModelContext {
         case .foreignKey:
             filter = "\(pk) IN (\(placeholders))"
         }
-        return SQL(text: "\(target.sql.select) WHERE \(filter) ORDER BY \(pk)", bindings: owners.map { .integer($0) })
+        return SQL(text: "\(target.sql.select) WHERE \(filter) ORDER BY \(pk)", bindings: keys.map { .integer($0) })
     }
 
     /// Makes the other side of each relationship `model` was created with point back at it, as

@@ -188,7 +188,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
         guard !element.isFloatingPoint else { throw Untranslatable(self) }
         let encoded = try values.value.map { try codec.encode($0) }
         guard !encoded.isEmpty else { return SQLFragment("0") }
-        let placeholders = Array(repeating: "?", count: encoded.count).joined(separator: ", ")
+        let placeholders = SQL.placeholders(encoded.count)
         let list = SQLFragment(placeholders, bindings: encoded)
         return SQLFragment.compose("($0 IN ($1))", element, list)
     }

@@ -3,6 +3,11 @@
 struct SQL: Equatable {
     var text: String
     var bindings: [SQLValue] = []
+
+    /// `?, ?, …`: `count` parameters, for a value list.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
 }
 
 extension String {

@@ -45,7 +45,7 @@ struct TableSQL: Sendable {
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
         let inserted = storedColumns.map { columns[$0] }
-        let placeholders = Array(repeating: "?", count: inserted.count).joined(separator: ", ")
+        let placeholders = SQL.placeholders(inserted.count)
         insert = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
         if uniqueConstraints.isEmpty {
             upsert = nil
