@@ -32,8 +32,7 @@ extension ModelContext {
         }
         for owner in owners {
             let storage = owner._$modelKit
-            guard let fault = storage.faults?.removeValue(forKey: relationship.column) else { continue }
-            if storage.faults?.isEmpty == true { storage.faults = nil }
+            guard let fault = storage.takeFault(at: relationship.column) else { continue }
             let key: Int64? = switch fault {
             case .toOne(let key): key
             case .toMany: storage.rowID

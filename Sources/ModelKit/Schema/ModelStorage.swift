@@ -84,6 +84,13 @@ public final class ModelStorage {
         return entity.relationships[column]
     }
 
+    /// Removes and returns the fault of the relationship at `column`, which is about to be loaded.
+    func takeFault(at column: Int) -> Fault? {
+        guard let fault = faults?.removeValue(forKey: column) else { return nil }
+        if faults?.isEmpty == true { faults = nil }
+        return fault
+    }
+
     /// Writes properties without tracking them as changes: the engine loading stored state.
     func loading(_ body: () -> Void) {
         let wasLoading = isLoading
@@ -95,8 +102,7 @@ public final class ModelStorage {
     /// Loads a relationship through the model's context or, when that context is gone, through a
     /// new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
-        guard let fault = faults?.removeValue(forKey: column) else { return }
-        if faults?.isEmpty == true { faults = nil }
+        guard let fault = takeFault(at: column) else { return }
         guard let handle, let relationship = entity?.relationships[column] else { return }
         (handle.context ?? ModelContext(handle.container)).load(fault, of: relationship, into: model)
     }
