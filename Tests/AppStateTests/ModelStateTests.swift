@@ -158,10 +158,12 @@ final class FireCount: @unchecked Sendable {
             #expect(errors.first?.line == line)
             #expect(errors.first?.message.contains("ModelState App/items insert failed") == true)
             #expect(errors.first?.message.contains("allowsSave: false") == true)
-            state.save()
+            #expect(!state.context.hasChanges, "the failed insert is undone")
             state.delete(state.models.first { $0.title == "stored" }!)
             state.deleteAll()
-            #expect(log.entries.filter { $0.level == .error }.count == 4)
+            #expect(log.entries.filter { $0.level == .error }.count == 3)
+            #expect(!state.context.hasChanges)
+            #expect(state.models.map(\.title) == ["stored"])
             #expect(try ModelContext(readOnly).fetch(FetchDescriptor<Item>()).map(\.title) == ["stored"])
         }
     }

@@ -29,7 +29,7 @@ import Testing
 
     @Test func untranslatedPredicateIsAnsweredInSwiftAndLogged() throws {
         let messages = Mutex<[String]>([])
-        ModelKitDebugLog.handler = { message in messages.withLock { $0.append(message) } }
+        ModelKitDebugLog.handler = { _, message in messages.withLock { $0.append(message) } }
         defer { ModelKitDebugLog.handler = nil }
         let descriptor = FetchDescriptor<Ticket>(predicate: #Predicate { $0.title.count > 3 }, sortBy: [SortDescriptor(\.title)])
         #expect(try titles(descriptor) == ["50% off"])

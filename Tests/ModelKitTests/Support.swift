@@ -54,3 +54,20 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 }
+
+/// A SQLite connection outside ModelKit, as another program would open the store.
+final class RawConnection {
+    private var db: OpaquePointer?
+
+    init(path: String) throws {
+        guard sqlite3_open(path, &db) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+    }
+
+    deinit { sqlite3_close(db) }
+
+    func execute(_ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
+        }
+    }
+}

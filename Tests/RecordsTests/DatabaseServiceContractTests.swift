@@ -28,6 +28,7 @@ final class ServiceUnderTest {
         }
     }
 
+    /// Removes the store's directory: keep the subject alive for as long as its service is used.
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
 
@@ -54,43 +55,44 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
 
     @Test(arguments: ServiceKind.allCases)
     func emptyServiceHasNoRecordsAndZeroTotals(kind: ServiceKind) throws {
-        let service = try ServiceUnderTest(kind).service
-        #expect(service.allRecords().isEmpty)
-        #expect(service.records(ofType: .income).isEmpty)
-        #expect(service.totals() == (0, 0))
+        let subject = try ServiceUnderTest(kind)
+        #expect(subject.service.allRecords().isEmpty)
+        #expect(subject.service.records(ofType: .income).isEmpty)
+        #expect(subject.service.totals() == (0, 0))
     }
 
     @Test(arguments: ServiceKind.allCases)
     func savedRecordsReadBackNewestFirst(kind: ServiceKind) throws {
-        let service = try filled(kind).service
+        let subject = try filled(kind)
         let expectedSameDay = [rent, coffee].sorted { $0.id.uuidString < $1.id.uuidString }
-        #expect(service.allRecords() == expectedSameDay + [bonus, salary])
+        #expect(subject.service.allRecords() == expectedSameDay + [bonus, salary])
     }
 
     @Test(arguments: ServiceKind.allCases)
     func recordsAreFilteredByType(kind: ServiceKind) throws {
-        let service = try filled(kind).service
-        #expect(service.records(ofType: .income) == [bonus, salary])
-        #expect(Set(service.records(ofType: .expense).map(\.title)) == ["Rent", "Coffee"])
+        let subject = try filled(kind)
+        #expect(subject.service.records(ofType: .income) == [bonus, salary])
+        #expect(Set(subject.service.records(ofType: .expense).map(\.title)) == ["Rent", "Coffee"])
     }
 
     @Test(arguments: ServiceKind.allCases)
     func totalsSumEachType(kind: ServiceKind) throws {
-        let totals = try filled(kind).service.totals()
+        let subject = try filled(kind)
+        let totals = subject.service.totals()
         #expect(totals.income == 1500.5)
         #expect(totals.expense == 704)
     }
 
     @Test(arguments: ServiceKind.allCases)
     func savingARecordAgainReplacesIt(kind: ServiceKind) throws {
-        let service = try filled(kind).service
+        let subject = try filled(kind)
         var changed = rent
         changed.amount = 650
         changed.title = "Rent (discounted)"
-        #expect(service.save(changed))
-        #expect(service.allRecords().count == 4)
-        #expect(service.allRecords().first { $0.id == rent.id } == changed)
-        #expect(service.totals().expense == 653.75)
+        #expect(subject.service.save(changed))
+        #expect(subject.service.allRecords().count == 4)
+        #expect(subject.service.allRecords().first { $0.id == rent.id } == changed)
+        #expect(subject.service.totals().expense == 653.75)
     }
 }
 
@@ -106,6 +108,7 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
     @Test func filteringAndTotalsRunInTheStore() throws {
         let subject = try ServiceUnderTest(.swiftData)
         let service = subject.service as! SDDatabaseService
+        defer { withExtendedLifetime(subject) {} }
         service.save(Record(title: "a", date: day(1), type: .income, amount: 5))
         var statements: [String] = []
         service.context.statementTrace = { statements.append($0) }
@@ -118,6 +121,7 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
     @Test func unknownStoredTypeReadsAsExpenseWithAWarning() throws {
         let subject = try ServiceUnderTest(.swiftData)
         let service = subject.service as! SDDatabaseService
+        defer { withExtendedLifetime(subject) {} }
         let id = UUID()
         service.context.insert(SDRecord(id: id, recordID: id, title: "Refund", date: day(1), type: "refund", amount: 9))
         try service.context.save()
@@ -134,6 +138,7 @@ func day(_ day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400)
     @Test func refusedSaveReturnsFalseLogsAndLeavesTheStoreAsItWas() throws {
         let subject = try ServiceUnderTest(.swiftData)
         let service = subject.service as! SDDatabaseService
+        defer { withExtendedLifetime(subject) {} }
         #expect(service.save(Record(title: "first", date: day(1), type: .income, amount: 1)))
         var db: OpaquePointer?
         _ = sqlite3_open(subject.storeURL.path, &db)

@@ -19,8 +19,10 @@ extension Application {
     /// truth. Reading ``models`` inside `withObservationTracking` (or a SwiftUI body) is tracked:
     /// any save through the container that touches this model type fires the change.
     ///
-    /// The mutators log and swallow errors, at error level with the caller's location; a failed
-    /// change stays pending in the context. Use ``strict`` to handle errors yourself.
+    /// The mutators log and swallow errors, at error level with the caller's location, and undo
+    /// a change whose save failed, so the context is as it was before the call and the next
+    /// mutation works. Use ``strict`` to handle errors yourself: its mutators throw and leave the
+    /// change pending, as the context's own methods do.
     public struct ModelState<Model: PersistentModel> {
         let app: Application
         let container: KeyPath<Application, Dependency<ModelContainer>>
@@ -43,25 +45,33 @@ extension Application {
         /// The throwing twins of the mutators, backed by the same context.
         public var strict: Strict { Strict(state: self) }
 
-        /// Inserts a model and saves.
+        /// Inserts a model and saves. If the save fails, the insert is undone.
         @MainActor public func insert(_ model: Model, fileID: String = #fileID, line: Int = #line) {
-            lenient("insert", fileID: fileID, line: line) { try strict.insert(model) }
+            undoingOnFailure("insert", fileID: fileID, line: line) { try strict.insert(model) }
         }
 
-        /// Deletes a model and saves.
+        /// Deletes a model and saves. If the save fails, the delete is undone.
         @MainActor public func delete(_ model: Model, fileID: String = #fileID, line: Int = #line) {
-            lenient("delete", fileID: fileID, line: line) { try strict.delete(model) }
+            undoingOnFailure("delete", fileID: fileID, line: line) { try strict.delete(model) }
         }
 
-        /// Saves the context's pending changes.
+        /// Saves the context's pending changes. If the save fails, they stay pending.
         @MainActor public func save(fileID: String = #fileID, line: Int = #line) {
-            lenient("save", fileID: fileID, line: line) { try strict.save() }
+            undoingOnFailure("save", fileID: fileID, line: line) { try strict.save() }
         }
 
         /// Deletes exactly the models ``models`` returns, honouring the descriptor's predicate,
-        /// limit and offset, and saves.
+        /// limit and offset, and saves. If the save fails, the deletes are undone.
         @MainActor public func deleteAll(fileID: String = #fileID, line: Int = #line) {
-            lenient("deleteAll", fileID: fileID, line: line) { try strict.deleteAll() }
+            undoingOnFailure("deleteAll", fileID: fileID, line: line) { try strict.deleteAll() }
+        }
+
+        /// Runs a mutation in the context's `transaction`, which undoes it in the context when it
+        /// throws, and logs the error.
+        @MainActor
+        private func undoingOnFailure(_ operation: String, fileID: String, line: Int, _ body: () throws -> Void) {
+            let context = context
+            lenient(operation, fileID: fileID, line: line) { try context.transaction(block: body) }
         }
 
         @MainActor

@@ -21,6 +21,11 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case deleteDenied(entity: String, relationship: String)
     /// A stored value cannot be read as the property's type.
     case storedValueMismatch(entity: String, property: String, expected: String, found: String)
+    /// Another process held the store's lock for longer than the busy timeout (5 seconds).
+    case storeLocked(URL)
+    /// A save changed or deleted models whose rows another context or process had deleted. The
+    /// save wrote nothing, and the context keeps its changes.
+    case saveConflict(entity: String, identifiers: [PersistentIdentifier])
     /// SQLite refused an operation, for example a constraint failure.
     case sqlite(SQLiteError)
 
@@ -48,6 +53,13 @@ public enum ModelKitError: Error, CustomStringConvertible {
                 + "Nothing was saved; remove the related models first."
         case .storedValueMismatch(let entity, let property, let expected, let found):
             "\(entity).\(property) holds \(found), which is not a valid \(expected)."
+        case .storeLocked(let url):
+            "The store at \(url.path) is locked by another process, which held it longer than the busy timeout. "
+                + "Nothing was written; try again later."
+        case .saveConflict(let entity, let identifiers):
+            "Cannot save: another context or process deleted \(identifiers.count) \(entity) row(s) this save changes or "
+                + "deletes (\(identifiers.prefix(5).map(\.description).joined(separator: ", "))\(identifiers.count > 5 ? ", …" : "")). "
+                + "Nothing was written and the context keeps its changes; call rollback() or delete those models."
         case .sqlite(let error):
             error.description
         }

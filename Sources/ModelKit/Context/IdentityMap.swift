@@ -14,6 +14,9 @@ struct IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The keys of every model in the map.
+    var allKeys: [RowKey] { keys.compactMap { $0 } }
+
     subscript(key: RowKey) -> AnyObject? {
         guard let slot = find(key) else { return nil }
         return models[slot]

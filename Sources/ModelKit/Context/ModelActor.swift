@@ -10,6 +10,7 @@ public protocol ModelActor: Actor {
 extension ModelActor {
     /// The model with `identifier` in the actor's context, if it exists and is a `T`.
     public subscript<T: PersistentModel>(identifier: PersistentIdentifier, as type: T.Type) -> T? {
+        modelContext.mergeChanges()
         if let registered: T = modelContext.registeredModel(for: identifier) { return registered }
         guard identifier.rowID != nil, let entity = modelContainer.schema.entity(for: T.self),
             entity.name == identifier.entityName

@@ -14,14 +14,18 @@ extension ModelContext {
         descriptor.includePendingChanges = false
         let plan = try plan(for: descriptor)
         let steps = try deleteSteps(plan, descriptor)
+        let access = container.store.access
         let deleted: [Int64] = try run {
-            let connection = try connection()
-            return try connection.transaction {
-                try steps.flatMap { step in
-                    let statement = try connection.statement(step.text)
-                    try statement.bind(step.bindings)
-                    return try statement.int64s()
+            try access.write(trace: statementTrace) { connection in
+                let deleted = try connection.transaction {
+                    try steps.flatMap { step in
+                        let statement = try connection.statement(step.text)
+                        try statement.bind(step.bindings)
+                        return try statement.int64s()
+                    }
                 }
+                if !deleted.isEmpty { access.publish(StoreChange(deleted: [plan.entity.name: deleted]), from: inbox) }
+                return deleted
             }
         }
         var identifiers: [PersistentIdentifier] = []

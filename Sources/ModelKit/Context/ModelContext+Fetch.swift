@@ -110,8 +110,10 @@ extension ModelContext {
         return models.count
     }
 
-    /// Plans a fetch, logging when the predicate runs in Swift.
+    /// Plans a fetch, logging when the predicate runs in Swift. Every read starts here, so this is
+    /// where the context merges what others committed.
     func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan<T> {
+        mergeChanges()
         let plan = FetchPlan(descriptor, entity: try entity(for: T.self))
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")
@@ -126,8 +128,10 @@ extension ModelContext {
             try statement.bind(sql.bindings)
             defer { statement.reset() }
             var models: [T] = []
+            let refreshing = isBehindStore
             while try statement.step() {
-                models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self)))
+                let row = ModelRow(statement: statement, entity: entity, context: self)
+                models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
             return models
         }
@@ -139,6 +143,8 @@ extension ModelContext {
             return try body()
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(container.store.url, error)
+        } catch let error as SQLiteError where error.isBusy {
+            throw ModelKitError.storeLocked(container.store.url)
         } catch let error as SQLiteError {
             throw ModelKitError.sqlite(error)
         }

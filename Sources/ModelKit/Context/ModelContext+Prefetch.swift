@@ -73,9 +73,10 @@ extension ModelContext {
                 try statement.bind(sql.bindings)
                 defer { statement.reset() }
                 var tagged: [(Int64, any PersistentModel)] = []
+                let refreshing = isBehindStore
                 let tag = Int32(entity.properties.count + 1)
                 while try statement.step() {
-                    let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self))
+                    let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: refreshing)
                     tagged.append((statement.int64(at: tag), model))
                 }
                 return tagged

@@ -17,11 +17,18 @@ extension ModelContext {
     /// Writes every unsaved insert, change and delete to the store, in one transaction that writes
     /// only the changed columns.
     ///
+    /// Saves of every context on the store take turns at the store's one writer. When the save
+    /// commits, every other context of the process merges it before its next read (the main
+    /// context right away, on the main actor). Two contexts that change the same row: the last to
+    /// save wins, property by property.
+    ///
     /// A model inserted with an `@Attribute(.unique)` value that is already stored updates the
     /// stored row and takes its identity. If the save fails, the store is as it was before and the
     /// context keeps its unsaved changes.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
-    ///   ``ModelKitError/sqlite(_:)`` when SQLite refuses a write.
+    ///   ``ModelKitError/saveConflict(entity:identifiers:)`` when a changed or deleted model's row
+    ///   was deleted elsewhere; ``ModelKitError/storeLocked(_:)`` when another process holds the
+    ///   store; ``ModelKitError/sqlite(_:)`` when SQLite refuses a write.
     public func save() throws {
         guard hasChanges else { return }
         guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
@@ -31,24 +38,42 @@ extension ModelContext {
         let insertedModels = inserted.models
         let changedModels = changed.models
         let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
-        let connection = try connection()
+        let access = container.store.access
         do {
-            try connection.transaction {
-                // Inserted models take their keys at once, so that references to them can be written.
-                var unresolved: [(any PersistentModel, RelationshipInfo)] = []
-                for model in insertedModels {
-                    model._$modelKit.rowID = try insertRow(model, into: connection)
-                    unresolved += referencesToUnsavedModels(of: model)
+            try access.write(trace: statementTrace) { connection in
+                try connection.transaction {
+                    // Inserted models take their keys at once, so that references to them can be written.
+                    var unresolved: [(any PersistentModel, RelationshipInfo)] = []
+                    for model in insertedModels {
+                        model._$modelKit.rowID = try insertRow(model, into: connection)
+                        unresolved += referencesToUnsavedModels(of: model)
+                    }
+                    try writeForeignKeys(unresolved, in: connection)
+                    var updates: [UpdateKey: Statement] = [:]
+                    var vanished: [any PersistentModel] = []
+                    for model in changedModels {
+                        if try !updateRow(model, in: connection, statements: &updates) { vanished.append(model) }
+                    }
+                    try writeJoinTables(of: insertedModels + changedModels, in: connection)
+                    for model in deletedModels {
+                        if try !deleteRow(model, from: connection) { vanished.append(model) }
+                    }
+                    if let first = vanished.first {
+                        let entity = first._$modelKit.entity!
+                        throw ModelKitError.saveConflict(
+                            entity: entity.name,
+                            identifiers: vanished.filter { $0._$modelKit.entity === entity }.map(\.persistentModelID))
+                    }
                 }
-                try writeForeignKeys(unresolved, in: connection)
-                var updates: [UpdateKey: Statement] = [:]
-                for model in changedModels { try updateRow(model, in: connection, statements: &updates) }
-                try writeJoinTables(of: insertedModels + changedModels, in: connection)
-                for model in deletedModels { try deleteRow(model, from: connection) }
+                access.publish(
+                    StoreChange(inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels)),
+                    from: inbox)
             }
         } catch {
             for model in insertedModels { model._$modelKit.rowID = nil }
-            if let error = error as? SQLiteError { throw ModelKitError.sqlite(error) }
+            if let error = error as? SQLiteError {
+                throw error.isBusy ? ModelKitError.storeLocked(container.store.url) : ModelKitError.sqlite(error)
+            }
             throw error
         }
 
@@ -93,6 +118,16 @@ extension ModelContext {
             ])
     }
 
+    /// The primary keys of saved models, by entity name.
+    private func rowIDs(_ models: [any PersistentModel]) -> [String: [Int64]] {
+        var keys: [String: [Int64]] = [:]
+        for model in models {
+            guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
+            keys[entity.name, default: []].append(rowID)
+        }
+        return keys
+    }
+
     /// Inserts the model's row and returns its primary key.
     ///
     /// A plain insert comes first; only when it hits a unique constraint does the upsert run,
@@ -117,16 +152,17 @@ extension ModelContext {
         }
     }
 
-    /// Updates the model's changed columns. `statements` keeps the update statement per entity and
-    /// set of changed columns for the rest of the save, so models changed alike share one.
+    /// Updates the model's changed columns, and returns false if its row is gone. `statements`
+    /// keeps the update statement per entity and set of changed columns for the rest of the save,
+    /// so models changed alike share one.
     private func updateRow(
         _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement]
-    ) throws {
+    ) throws -> Bool {
         let storage = model._$modelKit
-        guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return }
+        guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
         let entity = try entity(for: type(of: model))
         let columns = storage.changedColumns.sorted.filter { entity.properties[$0].isStoredInTable }
-        guard !columns.isEmpty else { return }
+        guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
         let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
         let statement: Statement
         if let cached = statements[key] {
@@ -139,15 +175,23 @@ extension ModelContext {
             index < columns.count ? try model._modelKitValue(at: columns[index]) : .integer(rowID)
         }
         while try statement.step() {}
+        return connection.changes == 1
+    }
+
+    /// Whether the row is still stored, for a changed model whose changes have no column of
+    /// their own (a to-many), so that a vanished row is still a conflict.
+    private func rowExists(_ rowID: Int64, of entity: Schema.Entity, in connection: Connection) throws -> Bool {
+        try !connection.statement("\(entity.sql.selectPrimaryKeys) WHERE \(TableSQL.quotedPrimaryKey) = ?").rows([.integer(rowID)]).isEmpty
     }
 
     /// Deletes the model's row, its join-table links, and stored references to it that no
-    /// in-memory inverse took care of.
-    private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws {
+    /// in-memory inverse took care of. Returns false if the row was already gone.
+    private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws -> Bool {
         let entity = try entity(for: type(of: model))
         let rowID = SQLValue.integer(model._$modelKit.rowID!)
         for sql in entity.cleanupOnDelete { try connection.statement(sql).run([rowID]) }
         try connection.statement(entity.sql.delete).run([rowID])
+        return connection.changes == 1
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A scratch pad of models: fetch them, change them, insert and delete them, then save.
 ///
@@ -29,34 +30,51 @@ public final class ModelContext {
     var changed = PendingModels()
     var deleted = PendingModels()
 
+    /// Receives what other contexts commit; drained before each read.
+    let inbox: ChangeInbox
+    /// The store's generation when the context last merged; see ``StoreAccess/generation``.
+    var mergedGeneration: UInt64 = 0
+    /// The reader's `data_version` when the context last looked for other processes' commits.
+    var readerDataVersion: Int64?
+
     /// A context of `container`.
     public init(_ container: ModelContainer) {
         self.container = container
         handle = ContextHandle(container: container)
         autosaveEnabled = false
         isMainContext = false
+        inbox = ChangeInbox()
+        mergedGeneration = container.store.access.generation.load(ordering: .sequentiallyConsistent)
         handle.context = self
+        container.store.access.subscribe(inbox)
     }
 
     /// The main context. It and its container keep each other alive, as in SwiftData: apps keep
-    /// one container for their lifetime.
+    /// one container for their lifetime. Other contexts' saves are merged into it on the main
+    /// actor as they land, and before each read.
     init(mainContextOf container: ModelContainer) {
         self.container = container
         handle = ContextHandle(container: container)
         autosaveEnabled = true
         isMainContext = true
+        let reference = MainContextReference()
+        inbox = ChangeInbox { reference.scheduleMerge() }
+        mergedGeneration = container.store.access.generation.load(ordering: .sequentiallyConsistent)
         handle.context = self
+        reference.context = self
+        container.store.access.subscribe(inbox)
     }
 
     deinit {
         handle.context = nil
-        if let openedConnection { container.store.checkIn(openedConnection) }
+        container.store.access.unsubscribe(inbox)
+        if let openedConnection { container.store.access.checkIn(openedConnection) }
     }
 
-    /// The context's connection, opened on first use.
+    /// The context's reader connection, opened on first use. Writes go through the store's writer.
     func connection() throws -> Connection {
         if let openedConnection { return openedConnection }
-        let connection = try container.store.checkOut()
+        let connection = try container.store.access.reader()
         connection.trace = statementTrace
         openedConnection = connection
         return connection
@@ -157,9 +175,9 @@ public final class ModelContext {
         deleted.removeAll()
     }
 
-    /// Reads a stored model's row again, overwriting its properties.
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
-    /// being loaded on first read.
+    /// being loaded on first read. A model whose row is gone is marked deleted and leaves the
+    /// context.
     func reload(_ model: any PersistentModel) throws {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
@@ -167,7 +185,11 @@ public final class ModelContext {
         let statement = try connection().statement(entity.sql.selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
-        guard try statement.step() else { return }
+        guard try statement.step() else {
+            storage.changedColumns.removeAll()
+            forgetDeletedElsewhere(model)
+            return
+        }
         let row = ModelRow(statement: statement, entity: entity, context: self)
         var values: [(Column, Any)] = []
         for (index, column) in entity.columns.enumerated() where entity.relationships[index] == nil {
@@ -183,19 +205,13 @@ public final class ModelContext {
         storage.changedColumns.removeAll()
     }
 
-    /// Runs `block`, then saves.
-    /// - Throws: what `block` throws, or what ``save()`` throws.
-    public func transaction(block: () throws -> Void) throws {
-        try block()
-        try save()
-    }
-
     /// Saves soon after a change, on the main actor, if this is the main context with autosave on.
     private func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
         autosaveScheduled = true
         // Only the main context autosaves, and only the main actor uses it.
-        let reference = MainContextReference(context: self)
+        let reference = MainContextReference()
+        reference.context = self
         Task { @MainActor in
             guard let context = reference.context else { return }
             context.autosaveScheduled = false
@@ -203,7 +219,7 @@ public final class ModelContext {
             do {
                 try context.save()
             } catch {
-                FileHandle.standardError.write(Data("ModelKit: autosave failed: \(error)\n".utf8))
+                ModelKitDebugLog.error("autosave of the main context failed: \(error)")
             }
         }
     }
@@ -228,6 +244,7 @@ public final class ModelContext {
     /// Asking for a model that does not exist is a programming error, as in SwiftData, and stops
     /// with a message; prefer ``registeredModel(for:)`` or a fetch when existence is in doubt.
     public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
+        mergeChanges()
         if let model = registeredModel(with: identifier) { return model }
         guard let entity = container.schema.entity(named: identifier.entityName) else {
             preconditionFailure("\(identifier.entityName) is not in the container's schema")
@@ -245,10 +262,16 @@ public final class ModelContext {
         return try models(of: entity, sql: SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])).first
     }
 
-    /// The registered instance for the row under `row`, or a new instance loaded from it.
-    func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow) throws -> T {
+    /// The registered instance for the row under `row`, or a new instance loaded from it. With
+    /// `refreshing`, a registered instance takes the row's values for the properties it has not
+    /// changed itself.
+    func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow, refreshing: Bool) throws -> T {
         let key = RowKey(entity: row.entity, rowID: row.primaryKey)
-        if let existing = registered[key] { return existing as! T }
+        if let existing = registered[key] {
+            let model = existing as! T
+            if refreshing { try refresh(model, from: row) }
+            return model
+        }
         let model = try T(_modelKitRow: row)
         let storage = model._$modelKit
         storage.rowID = key.rowID
@@ -261,7 +284,17 @@ public final class ModelContext {
     }
 }
 
-/// Lets the autosave task reach the main context without keeping it alive.
-private struct MainContextReference: @unchecked Sendable {
+/// Lets tasks on the main actor reach the main context without keeping it alive.
+private final class MainContextReference: @unchecked Sendable {
     weak var context: ModelContext?
+    private let mergeScheduled = Atomic<Bool>(false)
+
+    /// Merges other contexts' changes on the main actor soon, once however many arrive meanwhile.
+    func scheduleMerge() {
+        guard !mergeScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        Task { @MainActor in
+            self.mergeScheduled.store(false, ordering: .releasing)
+            self.context?.mergeChanges()
+        }
+    }
 }

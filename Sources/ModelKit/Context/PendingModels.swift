@@ -6,6 +6,10 @@ struct PendingModels {
 
     var isEmpty: Bool { models.isEmpty }
 
+    func contains(_ model: some PersistentModel) -> Bool {
+        positions[ObjectIdentifier(model)] != nil
+    }
+
     mutating func add(_ model: some PersistentModel) {
         let id = ObjectIdentifier(model)
         guard positions[id] == nil else { return }

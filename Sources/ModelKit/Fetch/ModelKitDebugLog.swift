@@ -1,26 +1,44 @@
 import Foundation
 import Synchronization
 
-/// Where ModelKit sends debug messages, such as a predicate it evaluates in Swift because part of
-/// it has no SQL translation.
+/// Where ModelKit sends its messages: debug notes, such as a predicate it evaluates in Swift
+/// because part of it has no SQL translation, and errors it cannot throw, such as a failed
+/// autosave of the main context.
 ///
-/// By default, messages go to standard error when the `MODELKIT_DEBUG` environment variable is set,
-/// and nowhere otherwise.
+/// By default, errors go to standard error, and debug messages go there too when the
+/// `MODELKIT_DEBUG` environment variable is set.
 public enum ModelKitDebugLog {
-    private static let storage = Mutex<(@Sendable (String) -> Void)?>(defaultHandler)
+    /// How much a message matters.
+    public enum Level: Int, Sendable, Comparable {
+        /// A note for whoever is tuning or debugging: dropped by default.
+        case debug
+        /// Something failed and could not be reported to a caller.
+        case error
 
-    private static var defaultHandler: (@Sendable (String) -> Void)? {
-        guard ProcessInfo.processInfo.environment["MODELKIT_DEBUG"] != nil else { return nil }
-        return { message in FileHandle.standardError.write(Data("ModelKit: \(message)\n".utf8)) }
+        public static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    /// Receives each debug message; nil drops them.
-    public static var handler: (@Sendable (String) -> Void)? {
+    private static let storage = Mutex<(@Sendable (Level, String) -> Void)?>(defaultHandler)
+
+    private static var defaultHandler: @Sendable (Level, String) -> Void {
+        let showsDebug = ProcessInfo.processInfo.environment["MODELKIT_DEBUG"] != nil
+        return { level, message in
+            guard level == .error || showsDebug else { return }
+            FileHandle.standardError.write(Data("ModelKit\(level == .error ? " error" : ""): \(message)\n".utf8))
+        }
+    }
+
+    /// Receives each message with its level; nil drops them all.
+    public static var handler: (@Sendable (Level, String) -> Void)? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
     }
 
     static func log(_ message: @autoclosure () -> String) {
-        handler?(message())
+        handler?(.debug, message())
+    }
+
+    static func error(_ message: String) {
+        handler?(.error, message)
     }
 }

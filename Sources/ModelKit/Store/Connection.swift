@@ -64,4 +64,20 @@ final class Connection {
     }
 
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// `PRAGMA data_version`: changes whenever another connection commits to the database.
+    /// Not traced: it is the engine's bookkeeping, not the caller's query.
+    func dataVersion() throws -> Int64 {
+        let traced = trace
+        trace = nil
+        defer { trace = traced }
+        let statement = try statement("PRAGMA data_version")
+        try statement.bind([])
+        defer { statement.reset() }
+        _ = try statement.step()
+        return statement.int64(at: 0)
+    }
 }

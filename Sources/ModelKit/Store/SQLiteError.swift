@@ -41,6 +41,9 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file is not a database, or is damaged.
     var isCorruption: Bool { code == SQLITE_NOTADB || code == SQLITE_CORRUPT }
 
+    /// Another connection held the database lock past the busy timeout.
+    var isBusy: Bool { code == SQLITE_BUSY }
+
     /// A constraint (unique, not null, check, trigger) refused the change.
     var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 

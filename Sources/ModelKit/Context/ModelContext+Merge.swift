@@ -1,0 +1,149 @@
+import Foundation
+
+extension ModelContext {
+    /// Whether other contexts or processes committed since the context last merged: rows read now
+    /// may be newer than the registered models.
+    var isBehindStore: Bool {
+        container.store.access.generation.load(ordering: .relaxed) != mergedGeneration
+    }
+
+    /// Applies what others committed since the last read. Registered models without unsaved
+    /// changes take the stored values, in place; those whose rows were deleted are marked deleted
+    /// and leave the context. Models with unsaved changes keep them, and only their other
+    /// properties follow the store. Commits by other processes are noticed through the store's
+    /// data version; their changed rows are unknown, so every registered model is read again.
+    func mergeChanges() {
+        let access = container.store.access
+        noticeOtherProcesses(access)
+        let generation = access.generation.load(ordering: .sequentiallyConsistent)
+        if inbox.hasChanges {
+            do {
+                try apply(inbox.drain())
+            } catch {
+                ModelKitDebugLog.error("could not merge changes saved elsewhere into a context: \(error)")
+            }
+        }
+        mergedGeneration = generation
+    }
+
+    /// Asks the store to look for other processes' commits when this context's reader saw the
+    /// database change. The reader's data version moves with every commit, the process's own
+    /// included; only the writer's tells other processes apart, so the store checks that.
+    private func noticeOtherProcesses(_ access: StoreAccess) {
+        guard !access.isInMemory, let version = try? connection().dataVersion(), version != readerDataVersion else { return }
+        if access.noticeExternalCommits() { readerDataVersion = version }
+    }
+
+    private func apply(_ changes: [StoreChange]) throws {
+        if changes.contains(where: \.isExternal) {
+            try refresh(registered.allKeys)
+            return
+        }
+        var stale: [RowKey] = []
+        for change in changes {
+            for (name, keys) in change.updated.merging(change.inserted, uniquingKeysWith: +) {
+                guard let entity = container.schema.entity(named: name) else { continue }
+                stale += keys.map { RowKey(entity: entity, rowID: $0) }
+            }
+            for (name, keys) in change.deleted {
+                guard let entity = container.schema.entity(named: name) else { continue }
+                for key in keys {
+                    if let model = registered[RowKey(entity: entity, rowID: key)] as? any PersistentModel {
+                        forgetDeletedElsewhere(model)
+                    }
+                }
+            }
+        }
+        try refresh(stale)
+    }
+
+    /// Reads the rows of the registered models under `keys` again, 500 at a time. A model whose
+    /// row is gone was deleted elsewhere.
+    private func refresh(_ keys: [RowKey]) throws {
+        let entities = Dictionary(uniqueKeysWithValues: container.schema.entities.map { (ObjectIdentifier($0), $0) })
+        let byEntity = Dictionary(grouping: keys.filter { registered[$0] != nil }, by: \.entity)
+        for (id, keys) in byEntity {
+            guard let entity = entities[id] else { continue }
+            for start in stride(from: 0, to: keys.count, by: 500) {
+                let chunk = keys[start..<min(start + 500, keys.count)]
+                let sql = SQL(
+                    text: "\(entity.sql.select) WHERE \(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count)))",
+                    bindings: chunk.map { .integer($0.rowID) })
+                var found = Set<Int64>()
+                try run {
+                    let statement = try connection().statement(sql.text)
+                    try statement.bind(sql.bindings)
+                    defer { statement.reset() }
+                    while try statement.step() {
+                        let row = ModelRow(statement: statement, entity: entity, context: self)
+                        found.insert(row.primaryKey)
+                        if let model = registered[RowKey(entity: entity, rowID: row.primaryKey)] as? any PersistentModel {
+                            try refresh(model, from: row)
+                        }
+                    }
+                }
+                for key in chunk where !found.contains(key.rowID) {
+                    if let model = registered[key] as? any PersistentModel { forgetDeletedElsewhere(model) }
+                }
+            }
+        }
+    }
+
+    /// Gives a registered model the row's values for every property it has not changed itself,
+    /// assigning only those that differ, so observers hear of real changes only. A loaded to-one
+    /// that now points elsewhere goes back to loading on first read.
+    func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
+        let storage = model._$modelKit
+        guard !storage.isDeleted else { return }
+        let entity = row.entity
+        var assignments: [(Column, Any)] = []
+        var movedToOnes: [(Int, RelationshipInfo, SQLValue)] = []
+        for index in entity.columns.indices where !storage.changedColumns.contains(index) {
+            let stored = row.stored(at: index)
+            guard let relationship = entity.relationships[index] else {
+                if try stored != model._modelKitValue(at: index) {
+                    assignments.append((entity.columns[index], try entity.decode(stored, at: index)))
+                }
+                continue
+            }
+            guard !relationship.isToMany else { continue }
+            let current: SQLValue
+            switch storage.faults?[index] {
+            case .toOne(let key)?: current = .integer(key)
+            case .toMany?: continue
+            case nil: current = try model._modelKitValue(at: index)
+            }
+            if stored != current { movedToOnes.append((index, relationship, stored)) }
+        }
+        guard !assignments.isEmpty || !movedToOnes.isEmpty else { return }
+        var required: [(Column, Any)] = []
+        for (index, relationship, stored) in movedToOnes {
+            if case .toOne(_, isOptional: false) = relationship.shape {
+                required.append((entity.columns[index], try row.value(at: index) as Any))
+                continue
+            }
+            if storage.faults == nil { storage.faults = [:] }
+            if case .integer(let key) = stored { storage.faults?[index] = .toOne(key) } else { storage.faults?[index] = nil }
+            if storage.faults?.isEmpty == true { storage.faults = nil }
+            assignments.append((entity.columns[index], relationship.access.placeholder))
+        }
+        storage.loading {
+            for (column, value) in assignments + required { column.assign(value, to: model) }
+        }
+    }
+
+    /// Marks a model whose row another context or process deleted as deleted, and drops it from
+    /// the context, unless it has unsaved changes: those stay, and saving them reports the
+    /// conflict.
+    func forgetDeletedElsewhere(_ model: any PersistentModel) {
+        let storage = model._$modelKit
+        guard storage.changedColumns.isEmpty, !deleted.contains(model) else { return }
+        if let rowID = storage.rowID, let entity = storage.entity {
+            registered.removeValue(forKey: RowKey(entity: entity, rowID: rowID))
+        }
+        changed.remove(model)
+        deleted.remove(model)
+        storage.isDeleted = true
+        storage.context = nil
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import ModelKit
+import Testing
+
+/// A save that touches rows deleted elsewhere, or meets another process's lock, writes nothing.
+@Suite struct SaveConflictTests {
+    @Test func changingARowDeletedElsewhereThrowsAConflictAndWritesNothing() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: TodoItem.self)
+        let seeding = ModelContext(container)
+        let doomed = TodoItem(title: "doomed")
+        let kept = TodoItem(title: "kept")
+        seeding.insert(doomed)
+        seeding.insert(kept)
+        try seeding.save()
+
+        let a = ModelContext(container)
+        let mine = try a.fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)]))
+        mine[0].title = "edited after it was deleted"
+        mine[1].priority = 3
+        a.insert(TodoItem(title: "new"))
+
+        let b = ModelContext(container)
+        b.delete(try #require(try b.fetch(FetchDescriptor<TodoItem>(predicate: #Predicate { $0.title == "doomed" })).first))
+        try b.save()
+
+        #expect {
+            try a.save()
+        } throws: { error in
+            guard case ModelKitError.saveConflict(let entity, let identifiers) = error else { return false }
+            return entity == "TodoItem" && identifiers == [doomed.persistentModelID]
+        }
+        #expect(a.hasChanges, "the context keeps its changes")
+        let stored = try ModelContext(container).fetch(FetchDescriptor<TodoItem>())
+        #expect(stored.map(\.title) == ["kept"])
+        #expect(stored.map(\.priority) == [0])
+
+        a.rollback()
+        #expect(mine[0].isDeleted)
+        mine[1].priority = 4
+        try a.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.priority) == [4])
+    }
+
+    @Test func deletingARowDeletedElsewhereThrowsAConflict() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: TodoItem.self)
+        let seeding = ModelContext(container)
+        seeding.insert(TodoItem(title: "twice"))
+        try seeding.save()
+        let a = ModelContext(container)
+        let item = try #require(try a.fetch(FetchDescriptor<TodoItem>()).first)
+        a.delete(item)
+        _ = try store.sql("DELETE FROM TodoItem")
+        #expect(throws: ModelKitError.self) { try a.save() }
+        #expect(a.hasChanges)
+    }
+
+    @Test func aStoreLockedByAnotherProcessPastTheTimeoutThrowsStoreLocked() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: TodoItem.self)
+        let holder = try RawConnection(path: store.url.path)
+        try holder.execute("BEGIN IMMEDIATE; INSERT INTO TodoItem (title, isComplete, priority) VALUES ('held', 0, 0)")
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "waits"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case ModelKitError.storeLocked(let url) = error else { return false }
+            return url == store.url && "\(error)".contains("locked by another process")
+        }
+        try holder.execute("ROLLBACK")
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.title) == ["waits"])
+    }
+}
