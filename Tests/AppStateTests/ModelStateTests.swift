@@ -21,7 +21,23 @@ final class Tag {
     init(name: String) { self.name = name }
 }
 
+/// A team can't be deleted while it has members.
+@Model
+final class Team {
+    var name: String
+    @Relationship(deleteRule: .deny) var members: [Member] = []
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class Member {
+    var name: String
+    var team: Team?
+    init(name: String) { self.name = name }
+}
+
 extension Application {
+    var teams: ModelState<Team> { modelState(container: \.modelContainer, id: "teams") }
     var modelContainer: Dependency<ModelContainer> {
         modelContainer(try! ModelContainer(for: Item.self, Tag.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true)))
     }
@@ -165,6 +181,33 @@ final class FireCount: @unchecked Sendable {
             #expect(!state.context.hasChanges)
             #expect(state.models.map(\.title) == ["stored"])
             #expect(try ModelContext(readOnly).fetch(FetchDescriptor<Item>()).map(\.title) == ["stored"])
+        }
+    }
+
+    @Test func aLenientMutationWhoseSaveFailsIsUndoneAndTheNextOneWorks() throws {
+        let container = try ModelContainer(
+            for: Item.self, Tag.self, Team.self, Member.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        try withModelState(container: container) { container, log throws in
+            let teams = Application.modelState(\.teams)
+            let team = Team(name: "core")
+            teams.insert(team)
+            team.members.append(Member(name: "Ada"))
+            teams.save()
+
+            teams.delete(team)  // denied: the team has a member
+            #expect(log.entries.filter { $0.level == .error }.count == 1)
+            #expect(!team.isDeleted)
+            #expect(!teams.context.hasChanges)
+            #expect(teams.models.map(\.name) == ["core"])
+
+            teams.insert(Team(name: "next"))
+            #expect(log.entries.filter { $0.level == .error }.count == 1)
+            #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Team>()).map(\.name)) == ["core", "next"])
+
+            // The strict twin throws and leaves the delete pending, as the context's own methods do.
+            #expect(throws: ModelKitError.self) { try teams.strict.delete(team) }
+            #expect(teams.context.hasChanges)
+            teams.context.rollback()
         }
     }
 

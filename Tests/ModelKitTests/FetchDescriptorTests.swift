@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ModelKit
@@ -28,12 +27,10 @@ import Testing
     }
 
     @Test func untranslatedPredicateIsAnsweredInSwiftAndLogged() throws {
-        let messages = Mutex<[String]>([])
-        ModelKitDebugLog.handler = { _, message in messages.withLock { $0.append(message) } }
-        defer { ModelKitDebugLog.handler = nil }
+        let log = CapturedModelKitLog()
         let descriptor = FetchDescriptor<Ticket>(predicate: #Predicate { $0.title.count > 3 }, sortBy: [SortDescriptor(\.title)])
         #expect(try titles(descriptor) == ["50% off"])
-        #expect(messages.withLock { $0 }.contains { $0.contains("runs in Swift") && $0.contains("KeyPath<KeyPath<Variable<Ticket>, String>, Int>") })
+        #expect(log.messages(at: .debug).contains { $0.contains("runs in Swift") && $0.contains("KeyPath<KeyPath<Variable<Ticket>, String>, Int>") })
     }
 
     @Test func pendingChangesShowInResultsAndCounts() throws {

@@ -92,6 +92,16 @@ final class HasUnstorable {
         #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.title) == ["autosaved"])
     }
 
+    @Test @MainActor func aFailedAutosaveIsLoggedAtErrorLevel() async throws {
+        let log = CapturedModelKitLog()
+        let container = try inMemoryContainer(for: TodoItem.self, allowsSave: false)
+        container.mainContext.insert(TodoItem(title: "cannot be saved"))
+        for _ in 0..<100 where log.messages(at: .error).isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(log.messages(at: .error).contains { $0.contains("autosave") && $0.contains("allowsSave: false") })
+    }
+
     @Test func containerIsSendable() async throws {
         let container = try inMemoryContainer(for: TodoItem.self)
         let count = try await Task.detached {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(SQLite3)
 import SQLite3
 #else
@@ -70,4 +71,34 @@ final class RawConnection {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
         }
     }
+}
+
+/// Collects ModelKit's log messages while it lives. Every capture receives every message, so
+/// tests that capture can run in parallel; none of them replaces another's handler.
+final class CapturedModelKitLog: Sendable {
+    private let messages = Mutex<[(level: ModelKitDebugLog.Level, text: String)]>([])
+    private static let live = Mutex<[ObjectIdentifier: WeakCapture]>([:])
+    private static let installed: Void = {
+        ModelKitDebugLog.handler = { level, text in
+            for capture in live.withLock({ $0.values.compactMap(\.capture) }) {
+                capture.messages.withLock { $0.append((level, text)) }
+            }
+        }
+    }()
+
+    init() {
+        Self.installed
+        Self.live.withLock { $0[ObjectIdentifier(self)] = WeakCapture(capture: self) }
+    }
+
+    deinit { _ = Self.live.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) } }
+
+    /// The messages logged at `level` so far.
+    func messages(at level: ModelKitDebugLog.Level) -> [String] {
+        messages.withLock { $0.filter { $0.level == level }.map(\.text) }
+    }
+}
+
+private struct WeakCapture: Sendable {
+    weak var capture: CapturedModelKitLog?
 }
