@@ -118,13 +118,22 @@ extension ModelContext {
             ])
     }
 
-    /// The primary keys of saved models, by entity name.
+    /// The primary keys of saved models, by entity name. Models of one entity usually come in
+    /// runs, so names are hashed once per run rather than once per model.
     private func rowIDs(_ models: [any PersistentModel]) -> [String: [Int64]] {
         var keys: [String: [Int64]] = [:]
+        var run: (entity: Schema.Entity, keys: [Int64])?
         for model in models {
-            guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
-            keys[entity.name, default: []].append(rowID)
+            let storage = model._$modelKit
+            guard let entity = storage.entity, let rowID = storage.rowID else { continue }
+            if let current = run, current.entity !== entity {
+                keys[current.entity.name, default: []] += current.keys
+                run = nil
+            }
+            if run == nil { run = (entity, []) }
+            run!.keys.append(rowID)
         }
+        if let run { keys[run.entity.name, default: []] += run.keys }
         return keys
     }
 
