@@ -21,6 +21,12 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case deleteDenied(entity: String, relationship: String)
     /// A stored value cannot be read as the property's type.
     case storedValueMismatch(entity: String, property: String, expected: String, found: String)
+    /// A fetch descriptor (or `enumerate`'s batch size) holds a value no fetch can use, such as a
+    /// negative limit or offset.
+    case invalidFetchDescriptor(String)
+    /// A string or data value is longer than SQLite can store (1,000,000,000 bytes by default).
+    /// Nothing was written.
+    case valueTooLarge(SQLiteError)
     /// Another process held the store's lock for longer than the busy timeout (5 seconds).
     case storeLocked(URL)
     /// A save changed or deleted models whose rows another context or process had deleted. The
@@ -53,6 +59,11 @@ public enum ModelKitError: Error, CustomStringConvertible {
                 + "Nothing was saved; remove the related models first."
         case .storedValueMismatch(let entity, let property, let expected, let found):
             "\(entity).\(property) holds \(found), which is not a valid \(expected)."
+        case .invalidFetchDescriptor(let reason):
+            "Invalid fetch: \(reason)."
+        case .valueTooLarge(let error):
+            "A string or data value is longer than SQLite can store (\(error.message)). Nothing was written; "
+                + "keep large data in files and store their URLs."
         case .storeLocked(let url):
             "The store at \(url.path) is locked by another process, which held it longer than the busy timeout. "
                 + "Nothing was written; try again later."

@@ -42,7 +42,7 @@ extension ModelContext {
             models = stableSorted(models, using: descriptor.sortBy)
         }
         let start = min(descriptor.fetchOffset ?? 0, models.count)
-        let end = descriptor.fetchLimit.map { min(start + $0, models.count) } ?? models.count
+        let end = descriptor.fetchLimit.map { start + min($0, models.count - start) } ?? models.count
         return Array(models[start..<end])
     }
 
@@ -79,10 +79,15 @@ extension ModelContext {
     /// Calls `block` with each model the descriptor describes, loading `batchSize` models at a
     /// time, so memory follows the batch rather than the table when the descriptor runs in SQLite
     /// and nothing is pending.
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
+    ///   what ``fetch(_:)`` throws.
     public func enumerate<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
+        guard batchSize > 0 else {
+            throw ModelKitError.invalidFetchDescriptor("enumerate's batchSize is \(batchSize); use 1 or more")
+        }
         let plan = try plan(for: descriptor)
         guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
             try fetch(descriptor).forEach(block)
@@ -112,7 +117,14 @@ extension ModelContext {
 
     /// Plans a fetch, logging when the predicate runs in Swift. Every read starts here, so this is
     /// where the context merges what others committed.
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative limit or offset.
     func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan<T> {
+        if let limit = descriptor.fetchLimit, limit < 0 {
+            throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); use nil for no limit, or 0 or more")
+        }
+        if let offset = descriptor.fetchOffset, offset < 0 {
+            throw ModelKitError.invalidFetchDescriptor("fetchOffset is \(offset); use 0 or more")
+        }
         mergeChanges()
         let plan = FetchPlan(descriptor, entity: try entity(for: T.self))
         if let untranslated = plan.untranslated {
@@ -141,12 +153,8 @@ extension ModelContext {
     func run<R>(_ body: () throws -> R) throws -> R {
         do {
             return try body()
-        } catch let error as SQLiteError where error.isCorruption {
-            throw ModelKitError.notADatabase(container.store.url, error)
-        } catch let error as SQLiteError where error.isBusy {
-            throw ModelKitError.storeLocked(container.store.url)
         } catch let error as SQLiteError {
-            throw ModelKitError.sqlite(error)
+            throw container.store.error(for: error)
         }
     }
 

@@ -71,9 +71,7 @@ extension ModelContext {
             }
         } catch {
             for model in insertedModels { model._$modelKit.rowID = nil }
-            if let error = error as? SQLiteError {
-                throw error.isBusy ? ModelKitError.storeLocked(container.store.url) : ModelKitError.sqlite(error)
-            }
+            if let error = error as? SQLiteError { throw container.store.error(for: error) }
             throw error
         }
 

@@ -71,7 +71,7 @@ extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslata
 }
 
 private func equality(_ left: SQLFragment, _ right: SQLFragment, _ op: String) -> SQLFragment {
-    let comparison = SQLFragment.compose("($0 \(op) $1)", left, right)
+    let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(op))
     guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
     let nan = SQLFragment.compose("typeof($0) = 'blob' OR typeof($1) = 'blob'", left, right)
     return op == "IS"
@@ -92,7 +92,7 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         case .greaterThan: ">"
         case .greaterThanOrEqual: ">="
         }
-        let comparison = SQLFragment.compose("($0 \(symbol) $1)", left, right)
+        let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol))
         guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
         return SQLFragment.compose("($0 AND typeof($1) <> 'blob' AND typeof($2) <> 'blob')", comparison, left, right)
     }
@@ -150,7 +150,7 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTran
 /// values, and for floating-point values, where a stored NaN would turn into a number.
 private func arithmetic(_ symbol: String, _ left: SQLFragment, _ right: SQLFragment, type: Any.Type) throws -> SQLFragment {
     guard left.isPlainNumber, right.isPlainNumber else { throw Untranslatable("arithmetic on \(type)") }
-    return SQLFragment.compose("($0 \(symbol) $1)", left, right, type: type)
+    return SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol), type: type)
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTranslatable {

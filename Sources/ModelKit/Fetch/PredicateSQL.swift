@@ -70,7 +70,8 @@ struct PredicateSQL {
             let inner = try member(keyPath, of: .row(of: entity, qualifier: alias))
             guard case .many? = inner.reference else {
                 var lookup = SQLFragment.compose(
-                    "(SELECT $0 FROM \(entity.sql.table) AS \(alias) WHERE \(alias).\(TableSQL.quotedPrimaryKey) = $1)", inner, base)
+                    "(SELECT $0 FROM $2 AS $3 WHERE $4 = $1)", inner, base, SQLFragment(entity.sql.table), SQLFragment(alias),
+                    SQLFragment("\(alias).\(TableSQL.quotedPrimaryKey)"))
                 lookup.traits = inner.traits
                 lookup.reference = inner.reference
                 return lookup
@@ -92,8 +93,8 @@ struct PredicateSQL {
         let alias = newAlias()
         let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias), test)
         return SQLFragment.compose(
-            "EXISTS (SELECT 1 FROM \(relationship.target.sql.table) AS \(alias) WHERE $0 AND $1)",
-            link(relationship, alias: alias, owner: owner), condition)
+            "EXISTS (SELECT 1 FROM $2 AS $3 WHERE $0 AND $1)",
+            link(relationship, alias: alias, owner: owner), condition, SQLFragment(relationship.target.sql.table), SQLFragment(alias))
     }
 
     /// The number of targets of a to-many.
@@ -101,8 +102,8 @@ struct PredicateSQL {
         guard case .many(let relationship, let owner)? = collection.reference else { throw Untranslatable("count") }
         let alias = newAlias()
         return SQLFragment.compose(
-            "(SELECT COUNT(*) FROM \(relationship.target.sql.table) AS \(alias) WHERE $0)",
-            link(relationship, alias: alias, owner: owner), type: Int.self)
+            "(SELECT COUNT(*) FROM $1 AS $2 WHERE $0)",
+            link(relationship, alias: alias, owner: owner), SQLFragment(relationship.target.sql.table), SQLFragment(alias), type: Int.self)
     }
 
     /// The condition tying a target row (`alias`) to its owner.
@@ -111,10 +112,10 @@ struct PredicateSQL {
         switch relationship.storage {
         case .joinTable(let name, let ownerColumn, let targetColumn):
             return SQLFragment.compose(
-                "\(alias).\(TableSQL.quotedPrimaryKey) IN (SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) "
-                    + "WHERE \(ownerColumn.quotedIdentifier) = $0)", owner)
+                "$1 IN (SELECT $2 FROM $3 WHERE $4 = $0)", owner, SQLFragment("\(alias).\(TableSQL.quotedPrimaryKey)"),
+                SQLFragment(targetColumn.quotedIdentifier), SQLFragment(name.quotedIdentifier), SQLFragment(ownerColumn.quotedIdentifier))
         default:
-            return SQLFragment.compose("\(alias).\(target.sql.columns[relationship.inverse!.column]) = $0", owner)
+            return SQLFragment.compose("$1 = $0", owner, SQLFragment("\(alias).\(target.sql.columns[relationship.inverse!.column])"))
         }
     }
 
@@ -163,25 +164,32 @@ struct SQLFragment: Equatable {
         lhs.text == rhs.text && lhs.bindings == rhs.bindings
     }
 
-    /// Joins fragments into one, with `template`'s `$0`, `$1`, … replaced by their text. The
-    /// placeholders must appear in order, so that the bindings line up with the parameters.
-    static func compose(_ template: String, _ parts: SQLFragment..., type: Any.Type? = nil) -> SQLFragment {
+    /// Joins fragments into one, with `template`'s `$0`, `$1`, … replaced by their text, and their
+    /// bindings in the order their placeholders appear. The template is a constant: identifiers
+    /// (table names, aliases) are parts too, so a `$` or a non-ASCII letter in a model's name is
+    /// never read as a placeholder or split into bytes.
+    static func compose(_ template: StaticString, _ parts: SQLFragment..., type: Any.Type? = nil) -> SQLFragment {
         var text = ""
         var bindings: [SQLValue] = []
-        var pendingDollar = false
-        for byte in template.utf8 {
-            if pendingDollar, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                let part = parts[Int(byte - UInt8(ascii: "0"))]
+        template.withUTF8Buffer { bytes in
+            var literalStart = 0
+            var index = 0
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "$"), index + 1 < bytes.count,
+                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1])
+                else {
+                    index += 1
+                    continue
+                }
+                text += String(decoding: UnsafeBufferPointer(rebasing: bytes[literalStart..<index]), as: UTF8.self)
+                let part = parts[Int(bytes[index + 1] - UInt8(ascii: "0"))]
                 text += part.text
                 bindings += part.bindings
-                pendingDollar = false
-                continue
+                index += 2
+                literalStart = index
             }
-            if pendingDollar { text.append("$") }
-            pendingDollar = byte == UInt8(ascii: "$")
-            if !pendingDollar { text.unicodeScalars.append(Unicode.Scalar(byte)) }
+            text += String(decoding: UnsafeBufferPointer(rebasing: bytes[literalStart...]), as: UTF8.self)
         }
-        if pendingDollar { text.append("$") }
         return SQLFragment(text, bindings: bindings, type: type)
     }
 

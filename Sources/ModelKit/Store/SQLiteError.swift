@@ -18,9 +18,14 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The SQL being executed, if any. Bound values are never included.
     public let sql: String?
 
+    /// Reads like `SQLite error 19: UNIQUE constraint failed: … while executing "INSERT …"`. A
+    /// statement longer than 300 characters is cut, so an error stays readable in a log.
     public var description: String {
         var text = "SQLite error \(code): \(message)"
-        if let sql { text += " while executing \"\(sql)\"" }
+        if let sql {
+            let shown = sql.count > 300 ? "\(sql.prefix(300))… (\(sql.count) characters)" : sql
+            text += " while executing \"\(shown)\""
+        }
         return text
     }
 
@@ -43,6 +48,9 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Another connection held the database lock past the busy timeout.
     var isBusy: Bool { code == SQLITE_BUSY }
+
+    /// A string or blob is longer than SQLite's length limit.
+    var isTooBig: Bool { code == SQLITE_TOOBIG }
 
     /// A constraint (unique, not null, check, trigger) refused the change.
     var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }

@@ -55,12 +55,13 @@ final class Statement {
         case .real(let real):
             code = sqlite3_bind_double(handle, index, real)
         case .text(let text):
-            code = sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), SQLITE_TRANSIENT)
+            // The 64-bit calls: lengths past Int32 get SQLITE_TOOBIG instead of overflowing.
+            code = sqlite3_bind_text64(handle, index, text, UInt64(text.utf8.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
         case .blob(let data):
             // A zero-length blob bound from a null pointer would read back as NULL.
             code = data.isEmpty
                 ? sqlite3_bind_zeroblob(handle, index, 0)
-                : data.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLITE_TRANSIENT) }
+                : data.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, UInt64($0.count), SQLITE_TRANSIENT) }
         }
         guard code == SQLITE_OK else { throw error(code) }
     }

@@ -36,4 +36,12 @@ final class Store: Sendable {
             throw ModelKitError.cannotOpenStore(url, reason: error.message)
         }
     }
+
+    /// What a SQLite error means for this store, as a ``ModelKitError``.
+    func error(for error: SQLiteError) -> ModelKitError {
+        if error.isCorruption { return .notADatabase(url, error) }
+        if error.isBusy { return .storeLocked(url) }
+        if error.isTooBig { return .valueTooLarge(error) }
+        return .sqlite(error)
+    }
 }
