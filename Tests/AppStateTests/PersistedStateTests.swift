@@ -10,6 +10,8 @@ enum FileStateLocation {
 extension Application {
     var theme: StoredState<String> { storedState(initial: "light", id: "theme") }
     var themeAsNumber: StoredState<Int> { storedState(initial: 0, id: "theme") }
+    /// An in-memory state under the same id as a stored one, of another type.
+    var themeInMemory: State<Int> { state(initial: 7, id: "theme") }
     var profile: FileState<User> {
         fileState(initial: User(name: "nobody", age: 0), path: FileStateLocation.path, filename: "profile.json")
     }
@@ -76,6 +78,26 @@ struct PersistedStateTests {
             #expect(errors.count == 1)
             #expect(errors.first?.message.contains("corrupt") == true)
             #expect(errors.first?.fileID == "AppStateTests/PersistedStateTests.swift")
+        }
+    }
+
+    @Test func aStateAndAStoredStateUnderOneIDStayApart() throws {
+        try withTemporaryStores { _, _, log in
+            #expect(Application.state(\.themeInMemory).value == 7)
+            Application.storedState(\.theme).value = "dark"
+            #expect(Application.state(\.themeInMemory).value == 7)
+            #expect(Application.storedState(\.theme).value == "dark")
+            #expect(log.entries.isEmpty)
+        }
+    }
+
+    @Test func aPropertyListValueJSONCannotHoldIsTreatedAsCorrupt() throws {
+        try withTemporaryStores { defaults, _, log in
+            let date = Date(timeIntervalSince1970: 1_000)
+            defaults.defaults.set(date, forKey: "App/theme")
+            #expect(Application.storedState(\.theme).value == "light")
+            #expect(log.messages(at: .error).first?.contains("corrupt") == true)
+            #expect(defaults.defaults.object(forKey: "App/theme.corrupt") as? Date == date)
         }
     }
 

@@ -113,3 +113,39 @@ final class HasUnstorable {
         #expect(count == 1)
     }
 }
+
+/// Two model types with one name, from different scopes.
+enum FirstModule {
+    @Model final class Duplicate {
+        var a = 0
+        init() {}
+    }
+}
+
+enum SecondModule {
+    @Model final class Duplicate {
+        var b = ""
+        init() {}
+    }
+}
+
+@Suite struct ContainerValidationTests {
+    @Test func twoModelTypesWithOneNameThrowAnInvalidSchemaNamingBoth() throws {
+        #expect {
+            try inMemoryContainer(for: FirstModule.Duplicate.self, SecondModule.Duplicate.self)
+        } throws: { error in
+            guard case ModelKitError.invalidSchema(let entity, let reason) = error else { return false }
+            return entity == "Duplicate" && reason.contains("FirstModule.Duplicate") && reason.contains("SecondModule.Duplicate")
+        }
+    }
+
+    @Test(arguments: ["../escape", "a/b", "..", ""])
+    func aConfigurationNameThatIsNotAPlainFileNameIsRefused(name: String) throws {
+        #expect {
+            try ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(name))
+        } throws: { error in
+            guard case ModelKitError.invalidConfigurationName(let refused, _) = error else { return false }
+            return refused == name
+        }
+    }
+}

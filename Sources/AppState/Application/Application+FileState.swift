@@ -45,7 +45,7 @@ extension Application {
         let url = URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent(filename)
         return FileState(
             core: PersistedState(
-                app: self, key: "FileState/\(url.path)", initial: initial,
+                app: self, key: url.path, cacheKey: "FileState/\(url.path)", initial: initial,
                 backend: { FileBackend(fileManager: self.fileManager.value, url: url) },
                 fileID: fileID, line: line))
     }

@@ -36,7 +36,7 @@ extension Application {
         let key = Scope(name: feature, id: id).key
         return StoredState(
             core: PersistedState(
-                app: self, key: key, initial: initial,
+                app: self, key: key, cacheKey: "StoredState/\(key)", initial: initial,
                 backend: { UserDefaultsBackend(defaults: self.userDefaults.value.defaults, key: key) },
                 fileID: fileID, line: line))
     }

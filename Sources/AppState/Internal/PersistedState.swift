@@ -7,7 +7,11 @@ import Foundation
 /// at error level, located at the state's definition.
 struct PersistedState<Value: Codable & Sendable> {
     let app: Application
+    /// The state's key in its backend and in log messages.
     let key: String
+    /// The key of the state's cache slot, prefixed by its kind so that a ``Application/State``
+    /// and a stored state registered under one id stay apart.
+    let cacheKey: String
     let initial: () -> Value
     let backend: () -> any StateBackend
     let fileID: String
@@ -15,7 +19,7 @@ struct PersistedState<Value: Codable & Sendable> {
 
 
     @MainActor private var box: StateBox<Value> {
-        app.cache.slot(key).value(key: key) { StateBox(load()) }
+        app.cache.slot(cacheKey).value(key: cacheKey) { StateBox(load()) }
     }
 
     @MainActor var value: Value {

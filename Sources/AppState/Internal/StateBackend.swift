@@ -24,7 +24,12 @@ struct UserDefaultsBackend: StateBackend {
         case nil: return nil
         case let data as Data: return data
         // A plain value written without AppState (a number, a string, an array): read it as JSON.
-        case let object?: return try JSONSerialization.data(withJSONObject: object, options: .fragmentsAllowed)
+        // Property-list values JSON cannot hold (a date, say) read as unreadable bytes, so they are
+        // treated as corrupt; on Apple platforms serializing them would raise an exception.
+        // Wrapped in an array, so that a lone number or string counts as valid too.
+        case let object? where JSONSerialization.isValidJSONObject([object]):
+            return try JSONSerialization.data(withJSONObject: object, options: .fragmentsAllowed)
+        case .some: return Data()
         }
     }
 

@@ -24,6 +24,9 @@ public struct ModelConfiguration: Sendable, Identifiable {
 
     /// A configuration with the default store location, or in memory.
     ///
+    /// The name must be a plain file name: a container refuses one with a path separator or that
+    /// starts with `..`, throwing ``ModelKitError/invalidConfigurationName(_:reason:)``.
+    ///
     /// The default store is `<data dir>/<program name>/<name>.store`, where the data directory is
     /// `FileManager`'s application support directory (`$XDG_DATA_HOME`, or `~/.local/share`, on
     /// Linux). Apple platforms sandbox each app's directory; on Linux the program's name keeps two
@@ -35,6 +38,19 @@ public struct ModelConfiguration: Sendable, Identifiable {
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
         self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : Self.defaultDirectory.appendingPathComponent("\(name).store")
+        invalidNameReason = isStoredInMemoryOnly ? nil : Self.problem(withFileName: name)
+    }
+
+    /// Why the name cannot name a store file in the data directory, if it cannot. A container
+    /// refuses such a configuration rather than write outside the data directory.
+    let invalidNameReason: String?
+
+    private static func problem(withFileName name: String) -> String? {
+        if name.isEmpty { return "it is empty" }
+        if name.contains("/") || name.contains("\\") { return "it contains a path separator" }
+        if name == "." || name == ".." || name.hasPrefix("..") { return "it would name a file outside the data directory" }
+        if name.contains("\0") { return "it contains a NUL character" }
+        return nil
     }
 
     /// A configuration whose store is the file at `url`.
@@ -44,6 +60,7 @@ public struct ModelConfiguration: Sendable, Identifiable {
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
         self.url = url
+        invalidNameReason = nil
     }
 
     /// `<application support>/<program name>`, where default stores live.

@@ -21,9 +21,19 @@ public final class ModelContainer: Sendable {
 
     /// A container for `schema`, stored as `configurations` say (in the default store if empty).
     /// - Throws: ``ModelKitError`` if the store cannot be opened, is not a database, or cannot be
-    ///   migrated to the schema.
+    ///   migrated to the schema; if two model types share a name; if the configuration's name is
+    ///   not a plain file name.
     public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
         let configuration = configurations.first ?? ModelConfiguration()
+        if let reason = configuration.invalidNameReason {
+            throw ModelKitError.invalidConfigurationName(configuration.name, reason: reason)
+        }
+        for entities in Dictionary(grouping: schema.entities, by: \.name).values where entities.count > 1 {
+            throw ModelKitError.invalidSchema(
+                entity: entities[0].name,
+                reason: "\(entities.map { String(reflecting: $0.type) }.joined(separator: " and ")) share this name, and a model's "
+                    + "name is its table's name; rename one of them, or use them in separate containers")
+        }
         for entity in schema.entities {
             if let keyPath = entity.invalidKeyPath {
                 throw ModelKitError.invalidSchema(

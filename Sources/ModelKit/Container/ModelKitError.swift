@@ -13,6 +13,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// The model's declaration cannot be stored as written, for example an index on a property
     /// that is not persisted.
     case invalidSchema(entity: String, reason: String)
+    /// A configuration's name cannot name a store file in the data directory, for example because
+    /// it contains `/` or starts with `..`.
+    case invalidConfigurationName(String, reason: String)
     /// The model type is not in the container's schema.
     case modelNotInSchema(String)
     /// `save()` was called on a container configured with `allowsSave: false`.
@@ -50,6 +53,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
                 + "a RawRepresentable enum, a Codable value, or mark the property @Transient."
         case .invalidSchema(let entity, let reason):
             "\(entity): \(reason)."
+        case .invalidConfigurationName(let name, let reason):
+            "The configuration name \"\(name)\" cannot name a store file: \(reason). Use a plain name such as \"Notes\", "
+                + "or ModelConfiguration(url:) for a store elsewhere."
         case .modelNotInSchema(let name):
             "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
         case .saveNotAllowed(let url):
