@@ -12,9 +12,7 @@ extension ModelActor {
     public subscript<T: PersistentModel>(identifier: PersistentIdentifier, as type: T.Type) -> T? {
         modelContext.mergeChanges()
         if let registered: T = modelContext.registeredModel(for: identifier) { return registered }
-        guard identifier.rowID != nil, let entity = modelContainer.schema.entity(for: T.self),
-            entity.name == identifier.entityName
-        else { return nil }
+        guard identifier.rowID != nil, let entity = modelContext.entity(storing: identifier), entity.type == T.self else { return nil }
         return (try? modelContext.model(of: entity, rowID: identifier.rowID!)) as? T
     }
 }

@@ -101,7 +101,8 @@ public final class ModelContext {
     public var deletedModelsArray: [any PersistentModel] { deleted.models }
 
     /// Adds a new model to the context; the next save stores it. Inserting a model the context
-    /// already has does nothing.
+    /// already has does nothing. A model loaded from another store (through a context that is
+    /// gone) is inserted as a new model, with a new row.
     ///
     /// The model's type must be in the container's schema: inserting any other type is a
     /// programming error, and stops with a message that says how to fix it.
@@ -115,6 +116,13 @@ public final class ModelContext {
             return
         }
         precondition(storage.context == nil, "\(T.self) is already registered in another ModelContext")
+        if storage.rowID != nil, storage.storeIdentifier != container.store.identifier {
+            // A row of another store: here it is a new model, never a reference to a row that
+            // happens to have the same key. Relationships it never loaded stay empty.
+            storage.rowID = nil
+            storage.storeIdentifier = nil
+            storage.faults = nil
+        }
         storage.entity = entity
         storage.context = self
         storage.isDeleted = false
@@ -235,24 +243,66 @@ public final class ModelContext {
         guard let rowID = identifier.rowID else {
             return inserted.models.first { $0.persistentModelID == identifier }
         }
-        guard let entity = container.schema.entity(named: identifier.entityName) else { return nil }
+        guard let entity = entity(storing: identifier) else { return nil }
         return registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel
+    }
+
+    /// The entity of a stored identifier, if it names a row of this container's store: identifiers
+    /// of other stores match nothing here.
+    func entity(storing identifier: PersistentIdentifier) -> Schema.Entity? {
+        guard identifier.storeIdentifier == container.store.identifier else { return nil }
+        return container.schema.entity(named: identifier.entityName)
     }
 
     /// The model with `identifier`: the registered instance, or one loaded from the store.
     ///
-    /// Asking for a model that does not exist is a programming error, as in SwiftData, and stops
-    /// with a message; prefer ``registeredModel(for:)`` or a fetch when existence is in doubt.
+    /// As in SwiftData, when no such model is stored (it was deleted, or the identifier is from
+    /// another store) the result is an unsaved stand-in whose `persistentModelID` is `identifier`,
+    /// in no context: each property holds its declared default, or else zero, empty or nil.
+    /// Prefer ``registeredModel(for:)`` or a fetch when existence is in doubt. A model type whose
+    /// required properties have no such value (a required to-one, a `Codable` value without a
+    /// default) cannot have a stand-in; asking for a missing one of those stops with a message.
     public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
         mergeChanges()
         if let model = registeredModel(with: identifier) { return model }
-        guard let entity = container.schema.entity(named: identifier.entityName) else {
-            preconditionFailure("\(identifier.entityName) is not in the container's schema")
-        }
-        if let rowID = identifier.rowID, let model = try? self.model(of: entity, rowID: rowID) {
+        if let entity = entity(storing: identifier), let rowID = identifier.rowID,
+            let model = try? self.model(of: entity, rowID: rowID)
+        {
             return model
         }
-        preconditionFailure("No stored \(identifier.entityName) has the identifier \(identifier)")
+        if let entity = container.schema.entity(named: identifier.entityName), let model = try? standIn(for: identifier, of: entity) {
+            return model
+        }
+        preconditionFailure(
+            "No stored \(identifier.entityName) has the identifier \(identifier), and \(identifier.entityName) has required "
+                + "properties without a default value, so no stand-in can be made. Use registeredModel(for:) or a fetch.")
+    }
+
+    /// An unsaved model of `entity` that answers to `identifier`, made from neutral values: each
+    /// property's declared default, or else zero, empty or NULL.
+    private func standIn(for identifier: PersistentIdentifier, of entity: Schema.Entity) throws -> any PersistentModel {
+        let values: [SQLValue] = [.null] + entity.properties.map { property in
+            if let value = property.encodedDefault { return value }
+            guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
+            switch codec.affinity {
+            case .integer: return .integer(0)
+            case .real: return .real(0)
+            case .text: return .text("")
+            case .blob: return .blob(Data(count: 16))
+            }
+        }
+        let statement = try connection().statement("SELECT \(SQL.placeholders(values.count))")
+        try statement.bind(values)
+        defer { statement.reset() }
+        _ = try statement.step()
+        let row = ModelRow(statement: statement, entity: entity, context: self)
+        func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel { try T(_modelKitRow: row) }
+        let model = try make(entity.type)
+        let storage = model._$modelKit
+        storage.entity = entity
+        storage.rowID = identifier.rowID
+        storage.storeIdentifier = identifier.storeIdentifier
+        return model
     }
 
     /// The model of `entity` stored under `rowID`: the registered instance, or one loaded now.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Brings a store's tables in line with a schema: automatic lightweight migration.
 ///
 /// New entities get tables; new optional or defaulted properties get columns; `originalName`
@@ -7,11 +9,22 @@
 /// one transaction, so a failed migration leaves the store as it was.
 struct Migrator {
     static let metadataTable = "_modelkit_properties"
+    static let storeTable = "_modelkit_store"
 
     let connection: Connection
 
-    func migrate(_ schema: Schema) throws {
+    /// Migrates the store to `schema` and returns the store's identifier, made when the store was
+    /// created and kept in it, so that identifiers stay valid across launches.
+    func migrate(_ schema: Schema) throws -> String {
         try connection.transaction {
+            try connection.execute(
+                "CREATE TABLE IF NOT EXISTS \(Self.storeTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+            try connection.statement("INSERT OR IGNORE INTO \(Self.storeTable) VALUES ('identifier', ?)")
+                .run([.text(UUID().uuidString)])
+            let identifier = try connection.statement("SELECT value FROM \(Self.storeTable) WHERE key = 'identifier'").rows()
+            guard case .text(let text)? = identifier.first?.first else {
+                throw ModelKitError.invalidSchema(entity: Self.storeTable, reason: "the store has no identifier")
+            }
             try connection.execute(
                 """
                 CREATE TABLE IF NOT EXISTS \(Self.metadataTable) (
@@ -21,6 +34,7 @@ struct Migrator {
             for entity in schema.entities {
                 try migrate(entity)
             }
+            return text
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 
-/// One container's view of a store: where it is, its identity, whether saves are allowed, and the
-/// process-wide ``StoreAccess`` that reads and writes it.
+/// One container's view of a store: where it is, its identity (kept in the store, so identifiers
+/// outlive a launch), whether saves are allowed, and the process-wide ``StoreAccess`` that reads
+/// and writes it.
 final class Store: Sendable {
     let url: URL
     let identifier: String
@@ -11,10 +12,9 @@ final class Store: Sendable {
     init(configuration: ModelConfiguration, schema: Schema) throws {
         url = configuration.url
         allowsSave = configuration.allowsSave
-        identifier = UUID().uuidString
         let path: String
         if configuration.isStoredInMemoryOnly {
-            path = "file:/modelkit-\(identifier)?vfs=memdb"
+            path = "file:/modelkit-\(UUID().uuidString)?vfs=memdb"
         } else {
             path = configuration.url.standardizedFileURL.path
             do {
@@ -27,7 +27,7 @@ final class Store: Sendable {
         let url = url
         do {
             access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
-            try access.write(trace: nil) { writer in try Migrator(connection: writer).migrate(schema) }
+            identifier = try access.write(trace: nil) { writer in try Migrator(connection: writer).migrate(schema) }
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)
         } catch let error as SQLiteError where error.isBusy {

@@ -1,0 +1,71 @@
+import Foundation
+import ModelKit
+import Testing
+
+/// Identifiers name one row of one store, across launches; nothing else.
+@Suite struct IdentifierTests {
+    @Test func anIdentifierIsTheSameAfterReopeningTheStore() throws {
+        let store = try TemporaryStore()
+        let first = ModelContext(try store.container(for: TodoItem.self))
+        let item = TodoItem(title: "kept")
+        first.insert(item)
+        try first.save()
+        let saved = item.persistentModelID
+        let encoded = try JSONEncoder().encode(saved)
+        let reopened = ModelContext(try store.container(for: TodoItem.self))
+        let fetched = try #require(try reopened.fetch(FetchDescriptor<TodoItem>()).first)
+        #expect(fetched.persistentModelID == saved)
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: encoded)
+        #expect((reopened.model(for: decoded) as? TodoItem) === fetched)
+    }
+
+    @Test func anIdentifierOfAnotherStoreMatchesNothing() throws {
+        let one = ModelContext(try TemporaryStore().container(for: TodoItem.self))
+        let other = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        let mine = TodoItem(title: "mine")
+        let theirs = TodoItem(title: "theirs")
+        one.insert(mine)
+        other.insert(theirs)
+        try one.save()
+        try other.save()
+        #expect(mine.persistentModelID != theirs.persistentModelID)
+        #expect(other.registeredModel(for: mine.persistentModelID) as TodoItem? == nil)
+        let standIn = try #require(other.model(for: mine.persistentModelID) as? TodoItem)
+        #expect(standIn !== theirs)
+        #expect(standIn.persistentModelID == mine.persistentModelID)
+        #expect(standIn.modelContext == nil)
+    }
+
+    @Test func modelForADeletedRowIsAStandInNotATrap() throws {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        let item = TodoItem(title: "gone")
+        context.insert(item)
+        try context.save()
+        let id = item.persistentModelID
+        try context.delete(model: TodoItem.self)
+        let standIn = try #require(context.model(for: id) as? TodoItem)
+        #expect(standIn.persistentModelID == id)
+        #expect(standIn.modelContext == nil)
+        #expect(standIn.title == "")
+        #expect(standIn.isComplete == false)
+    }
+
+    @Test func aModelFromAnotherStoreIsInsertedAsANewRowNeverOverwritingOne() throws {
+        let source = try TemporaryStore()
+        var carried: TodoItem?
+        do {
+            let context = ModelContext(try source.container(for: TodoItem.self))
+            context.insert(TodoItem(title: "from the first store"))
+            try context.save()
+            carried = try context.fetch(FetchDescriptor<TodoItem>()).first
+        }
+        let target = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        target.insert(TodoItem(title: "already here"))
+        try target.save()
+        let moved = try #require(carried)
+        target.insert(moved)
+        try target.save()
+        let titles = try target.fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        #expect(titles == ["already here", "from the first store"])
+    }
+}
