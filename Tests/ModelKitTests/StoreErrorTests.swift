@@ -115,3 +115,34 @@ import Testing
         #expect(error.description == "SQLite error 19: UNIQUE constraint failed: Item.code while executing \"INSERT INTO Item VALUES (?)\"")
     }
 }
+
+/// Another program's database is never written to, and its tables are never taken over.
+@Suite struct ForeignFileTests {
+    @Test func anotherProgramsDatabaseIsRefusedWithItsBytesUnchanged() throws {
+        let store = try TemporaryStore()
+        let other = try RawConnection(path: store.url.path)
+        try other.execute("CREATE TABLE Customers (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO Customers (name) VALUES ('Ada')")
+        let before = try Data(contentsOf: store.url)
+        #expect {
+            try store.container(for: TodoItem.self)
+        } throws: { error in
+            guard case ModelKitError.notAModelKitStore(_, let tables) = error else { return false }
+            return tables == ["Customers"] && "\(error)".contains("left untouched")
+        }
+        #expect(try Data(contentsOf: store.url) == before)
+        #expect(try store.sql("PRAGMA journal_mode") == [["delete"]])
+    }
+
+    @Test func aTableOfTheSameNameThatModelKitDidNotMakeIsRefused() throws {
+        let store = try TemporaryStore()
+        _ = try store.container(for: Note.self)
+        _ = try store.sql("CREATE TABLE TodoItem (something TEXT)")
+        #expect {
+            try store.container(for: Note.self, TodoItem.self)
+        } throws: { error in
+            guard case ModelKitError.incompatibleSchemaChange(let entity, _, let reason) = error else { return false }
+            return entity == "TodoItem" && reason.contains("did not make")
+        }
+        #expect(try store.sql("SELECT name FROM pragma_table_info('TodoItem')") == [["something"]])
+    }
+}

@@ -4,6 +4,8 @@ import Foundation
 public enum ModelKitError: Error, CustomStringConvertible {
     /// The file at the URL is not a SQLite database, or is damaged beyond reading.
     case notADatabase(URL, SQLiteError)
+    /// The file is a SQLite database that another program made: ModelKit leaves it untouched.
+    case notAModelKitStore(URL, tables: [String])
     /// The store could not be opened or created, for example because its directory is not writable.
     case cannotOpenStore(URL, reason: String)
     /// The model changed in a way automatic migration cannot apply without losing data.
@@ -43,6 +45,10 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .notADatabase(let url, let error):
             "The store at \(url.path) is not a readable SQLite database (\(error)). "
                 + "Move the file aside, or point the ModelConfiguration at another URL."
+        case .notAModelKitStore(let url, let tables):
+            "The file at \(url.path) is a SQLite database that ModelKit did not make (tables: "
+                + "\(tables.prefix(5).joined(separator: ", "))\(tables.count > 5 ? ", …" : "")). It was left untouched; "
+                + "point the ModelConfiguration at another URL."
         case .cannotOpenStore(let url, let reason):
             "Cannot open the store at \(url.path): \(reason). Check that its directory exists and is writable."
         case .incompatibleSchemaChange(let entity, let property, let reason):

@@ -13,6 +13,18 @@ struct Migrator {
 
     let connection: Connection
 
+    /// Throws unless the database is empty or was made by ModelKit, reading only.
+    /// - Throws: ``ModelKitError/notAModelKitStore(_:tables:)`` for another program's database.
+    func checkOwnership(of url: URL) throws {
+        let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").rows()
+            .compactMap { row -> String? in
+                if case .text(let name) = row[0] { return name }
+                return nil
+            }
+        guard !tables.isEmpty, !tables.contains(Self.metadataTable) else { return }
+        throw ModelKitError.notAModelKitStore(url, tables: tables)
+    }
+
     /// Migrates the store to `schema` and returns the store's identifier, made when the store was
     /// created and kept in it, so that identifiers stay valid across launches.
     func migrate(_ schema: Schema) throws -> String {
@@ -48,11 +60,18 @@ struct Migrator {
         let existing = try columns(of: entity)
         guard !existing.isEmpty else {
             try connection.execute(table.createTable)
+            // Marks the table as ModelKit's, even for a model with no stored property.
+            try connection.statement("INSERT OR REPLACE INTO \(Self.metadataTable) VALUES (?, '', 'entity', 0)").run([.text(entity.name)])
             for property in entity.properties { try record(property, of: entity) }
             try createIndexes(of: entity)
             return
         }
         let recorded = try recordedTypes(of: entity)
+        guard !recorded.isEmpty else {
+            throw ModelKitError.incompatibleSchemaChange(
+                entity: entity.name, property: "*",
+                reason: "the store has a table of this name that ModelKit did not make; rename the model, or move the table")
+        }
         let hasRows = try connection.statement("SELECT EXISTS (SELECT 1 FROM \(table.table))").rows()
             .first?.first == .integer(1)
         for property in entity.properties {

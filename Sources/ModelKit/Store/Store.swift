@@ -27,7 +27,13 @@ final class Store: Sendable {
         let url = url
         do {
             access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
-            identifier = try access.write(trace: nil) { writer in try Migrator(connection: writer).migrate(schema) }
+            let isInMemory = configuration.isStoredInMemoryOnly
+            identifier = try access.write(trace: nil) { writer in
+                // Nothing is written to a file before it is known to be a ModelKit store, or empty.
+                try Migrator(connection: writer).checkOwnership(of: url)
+                if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
+                return try Migrator(connection: writer).migrate(schema)
+            }
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)
         } catch let error as SQLiteError where error.isBusy {

@@ -43,7 +43,6 @@ final class StoreAccess: @unchecked Sendable {
         self.path = path
         self.isInMemory = isInMemory
         writer = try Self.connect(path, isInMemory: isInMemory)
-        if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
         writerDataVersion = try writer.dataVersion()
     }
 
