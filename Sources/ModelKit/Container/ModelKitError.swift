@@ -24,6 +24,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case saveNotAllowed(URL)
     /// A model was deleted while its relationship with the `.deny` rule still had related models.
     case deleteDenied(entity: String, relationship: String)
+    /// A delete would leave a required (non-optional) to-one pointing at nothing: `.nullify`
+    /// cannot clear it. Nothing was saved.
+    case requiredRelationshipWouldBeNil(entity: String, relationship: String)
     /// A stored value cannot be read as the property's type.
     case storedValueMismatch(entity: String, property: String, expected: String, found: String)
     /// A fetch descriptor (or `enumerate`'s batch size) holds a value no fetch can use, such as a
@@ -69,6 +72,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .deleteDenied(let entity, let relationship):
             "Cannot delete a \(entity) while its \(relationship) has related models (delete rule .deny). "
                 + "Nothing was saved; remove the related models first."
+        case .requiredRelationshipWouldBeNil(let entity, let relationship):
+            "Cannot delete: \(entity).\(relationship) is required, and it would point at the deleted model. "
+                + "Nothing was saved; delete or repoint those \(entity) models first, or make \(relationship) optional."
         case .storedValueMismatch(let entity, let property, let expected, let found):
             "\(entity).\(property) holds \(found), which is not a valid \(expected)."
         case .invalidFetchDescriptor(let reason):

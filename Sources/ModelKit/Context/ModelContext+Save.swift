@@ -58,6 +58,7 @@ extension ModelContext {
                     for model in deletedModels {
                         if try !deleteRow(model, from: connection) { vanished.append(model) }
                     }
+                    try checkRequiredReferences(to: deletedModels, in: connection)
                     if let first = vanished.first {
                         let entity = first._$modelKit.entity!
                         throw ModelKitError.saveConflict(
@@ -189,6 +190,17 @@ extension ModelContext {
     /// their own (a to-many), so that a vanished row is still a conflict.
     private func rowExists(_ rowID: Int64, of entity: Schema.Entity, in connection: Connection) throws -> Bool {
         try !connection.statement("\(entity.sql.selectPrimaryKeys) WHERE \(TableSQL.quotedPrimaryKey) = ?").rows([.integer(rowID)]).isEmpty
+    }
+
+    /// Throws if a stored required to-one still points at a deleted row, once every delete of the
+    /// save has run (a referencing row deleted in the same save is fine).
+    private func checkRequiredReferences(to models: [any PersistentModel], in connection: Connection) throws {
+        for model in models {
+            guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
+            for reference in entity.requiredReferences where try !connection.statement(reference.sql).rows([.integer(rowID)]).isEmpty {
+                throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
+            }
+        }
     }
 
     /// Deletes the model's row, its join-table links, and stored references to it that no

@@ -1,7 +1,9 @@
 extension ModelContext {
     /// Before a save writes anything: inserts the new models that inserted or changed models refer
     /// to, and applies the delete rules of deleted models.
-    /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)``, before anything is written.
+    /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)`` or
+    ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``, before anything is
+    ///   written.
     func prepareRelationshipsForSave() throws {
         var queue = inserted.models + changed.models
         while let model = queue.popLast() {
@@ -15,7 +17,8 @@ extension ModelContext {
 
     /// Follows each deleted model's relationships: `.deny` throws if anything is related,
     /// `.cascade` deletes the related models (and follows theirs), `.nullify` removes the deleted
-    /// model from the related models' inverse. Denials are found before anything changes.
+    /// model from the related models' inverse. Denials, and nullifications of a required to-one,
+    /// are found before anything changes.
     private func applyDeleteRules() throws {
         var worklist = deleted.models
         var doomed = Set(worklist.map { ObjectIdentifier($0) })
@@ -39,6 +42,12 @@ extension ModelContext {
                     break
                 }
             }
+        }
+        for (relationship, _, related) in nullified {
+            guard let inverse = relationship.inverse, case .toOne(_, isOptional: false) = inverse.shape,
+                related.contains(where: { !doomed.contains(ObjectIdentifier($0)) })
+            else { continue }
+            throw ModelKitError.requiredRelationshipWouldBeNil(entity: relationship.target.name, relationship: inverse.name)
         }
         for model in cascaded { delete(model) }
         for (relationship, model, related) in nullified {

@@ -113,7 +113,15 @@ extension Schema {
                 switch relationship.storage {
                 case .foreignKey where relationship.inverse == nil:
                     let column = entity.sql.columns[relationship.column]
-                    relationship.target?.cleanupOnDelete.append("UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?")
+                    if case .toOne(_, isOptional: false) = relationship.shape {
+                        // A required reference cannot be cleared: deleting its target must fail.
+                        relationship.target?.requiredReferences.append(
+                            RequiredReference(
+                                sql: "SELECT 1 FROM \(entity.sql.table) WHERE \(column) = ? LIMIT 1", entity: entity.name,
+                                relationship: relationship.name))
+                    } else {
+                        relationship.target?.cleanupOnDelete.append("UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?")
+                    }
                 case .joinTable(let name, let ownerColumn, let targetColumn) where ownerColumn == "owner":
                     entity.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) = ?")
                     relationship.target?.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(targetColumn.quotedIdentifier) = ?")
@@ -123,4 +131,12 @@ extension Schema {
             }
         }
     }
+}
+
+/// A required to-one without an inverse that may point at a row of the entity holding this: the
+/// row cannot be deleted while `sql` (which takes its primary key) finds a reference.
+struct RequiredReference: Sendable {
+    let sql: String
+    let entity: String
+    let relationship: String
 }

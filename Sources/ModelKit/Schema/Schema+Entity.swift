@@ -28,6 +28,9 @@ extension Schema {
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
+        /// Required to-ones of other entities, without an inverse, that may point at this one's
+        /// rows. Set with the schema.
+        var requiredReferences: [RequiredReference] = []
 
         init(_ type: any PersistentModel.Type) {
             self.type = type
