@@ -2,71 +2,118 @@ import Foundation
 
 extension ModelContext {
     /// Deletes every stored model of `model` matching `predicate` (all of them when nil), run now
-    /// in its own transaction: one `DELETE` when the predicate translates to SQL. Registered models
-    /// it deletes leave the context, marked deleted, and `didSave` reports the deleted identifiers.
-    /// A predicate with no SQL translation is evaluated in Swift first, and the matching rows are
-    /// deleted by primary key.
-    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves, or
-    ///   a typed error when SQLite refuses.
+    /// in its own transaction. Delete rules apply as for single deletes: `.cascade` deletes related
+    /// rows, `.nullify` clears references to the deleted rows, `.deny` throws with nothing
+    /// deleted, and join-table links go too. Registered models it deletes leave the context,
+    /// marked deleted, and `didSave` reports the deleted identifiers.
+    ///
+    /// For a model without relationships this is one `DELETE` when the predicate translates to
+    /// SQL. A predicate with no SQL translation is evaluated in Swift first, and the matching rows
+    /// are deleted by primary key.
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
+    ///   ``ModelKitError/deleteDenied(entity:relationship:)`` or
+    ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)`` when a delete rule
+    ///   refuses; a typed error when SQLite refuses.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = false
         let plan = try plan(for: descriptor)
         let steps = try deleteSteps(plan, descriptor)
+        let entity = plan.entity
+        let followsRules = !entity.relationships.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
         let access = container.store.access
-        let deleted: [Int64] = try run {
+        let outcome: BatchDeletion = try run {
             try access.write(trace: statementTrace) { connection in
-                let deleted = try connection.transaction {
-                    try steps.flatMap { step in
-                        let statement = try connection.statement(step.text)
+                var deletion = BatchDeletion(connection: connection)
+                try connection.transaction {
+                    let keys = try steps.flatMap { step in
+                        let statement = try connection.statement(followsRules ? step.selecting : step.text)
                         try statement.bind(step.bindings)
                         return try statement.int64s()
                     }
+                    if followsRules {
+                        try deletion.delete(keys, of: entity)
+                        try deletion.checkRequiredReferences()
+                    } else {
+                        deletion.deleted[entity.name, default: []] += keys
+                    }
                 }
-                if !deleted.isEmpty { access.publish(StoreChange(deleted: [plan.entity.name: deleted]), from: inbox) }
-                return deleted
+                let change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted)
+                if !change.isEmpty { access.publish(change, from: inbox) }
+                return deletion
             }
         }
+        try apply(outcome)
+    }
+
+    /// Makes the context agree with a committed batch delete, and announces it with `didSave`.
+    private func apply(_ outcome: BatchDeletion) throws {
         var identifiers: [PersistentIdentifier] = []
-        identifiers.reserveCapacity(deleted.count)
-        for rowID in deleted {
-            identifiers.append(PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: container.store.identifier, key: .row(rowID)))
-            guard let model = registered.removeValue(forKey: RowKey(entity: plan.entity, rowID: rowID)) as? any PersistentModel else {
-                continue
+        for (name, keys) in outcome.deleted {
+            guard let entity = container.schema.entity(named: name) else { continue }
+            identifiers.reserveCapacity(identifiers.count + keys.count)
+            for rowID in keys {
+                identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: container.store.identifier, key: .row(rowID)))
+                guard let model = registered.removeValue(forKey: RowKey(entity: entity, rowID: rowID)) as? any PersistentModel else {
+                    continue
+                }
+                changed.remove(model)
+                deleted.remove(model)
+                model._$modelKit.isDeleted = true
+                model._$modelKit.context = nil
             }
-            changed.remove(model)
-            self.deleted.remove(model)
-            model._$modelKit.isDeleted = true
-            model._$modelKit.context = nil
         }
+        var nullified: [RowKey] = []
+        for (name, keys) in outcome.nullified {
+            guard let entity = container.schema.entity(named: name) else { continue }
+            nullified += keys.map { RowKey(entity: entity, rowID: $0) }
+        }
+        try refresh(nullified)
         NotificationCenter.default.post(
             name: Self.didSave, object: self,
             userInfo: [
                 NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
+                NotificationKey.updatedIdentifiers.rawValue: outcome.nullified.flatMap { name, keys in
+                    keys.map { PersistentIdentifier(entityName: name, storeIdentifier: container.store.identifier, key: .row($0)) }
+                },
                 NotificationKey.deletedIdentifiers.rawValue: identifiers,
             ])
     }
 
-    /// The statements of a batch delete; together they return the deleted primary keys.
+    /// The statements of a batch delete; together they return the deleted primary keys. Each
+    /// also has a form that only selects those keys, for deletes that follow delete rules.
     ///
     /// Deleting every row reads the keys first and then runs a bare `DELETE`, which SQLite
     /// performs by truncating the table; a filtered delete returns its keys with `RETURNING`.
-    private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [SQL] {
+    private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
         let table = plan.entity.sql.table
         let pk = TableSQL.quotedPrimaryKey
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).map { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
-                let placeholders = SQL.placeholders(chunk.count)
-                return SQL(text: "DELETE FROM \(table) WHERE \(pk) IN (\(placeholders)) RETURNING \(pk)", bindings: chunk.map { .integer($0) })
+                let keys = "\(pk) IN (\(SQL.placeholders(chunk.count)))"
+                return DeleteStep(
+                    text: "DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(keys)",
+                    bindings: chunk.map { .integer($0) })
             }
         }
         guard let whereClause = plan.whereClause else {
-            return [SQL(text: plan.entity.sql.selectPrimaryKeys), SQL(text: "DELETE FROM \(table)")]
+            let keys = plan.entity.sql.selectPrimaryKeys
+            return [DeleteStep(text: keys, selecting: keys), DeleteStep(text: "DELETE FROM \(table)", selecting: "SELECT 1 WHERE 0")]
         }
-        return [SQL(text: "DELETE FROM \(table)\(whereClause.text) RETURNING \(pk)", bindings: whereClause.bindings)]
+        return [
+            DeleteStep(
+                text: "DELETE FROM \(table)\(whereClause.text) RETURNING \(pk)",
+                selecting: "SELECT \(pk) FROM \(table)\(whereClause.text)", bindings: whereClause.bindings)
+        ]
     }
+}
+
+/// One statement of a batch delete: `text` deletes and returns keys, `selecting` only returns them.
+private struct DeleteStep {
+    let text: String
+    let selecting: String
+    var bindings: [SQLValue] = []
 }

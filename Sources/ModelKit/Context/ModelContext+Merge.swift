@@ -59,7 +59,7 @@ extension ModelContext {
 
     /// Reads the rows of the registered models under `keys` again, 500 at a time. A model whose
     /// row is gone was deleted elsewhere.
-    private func refresh(_ keys: [RowKey]) throws {
+    func refresh(_ keys: [RowKey]) throws {
         let entities = Dictionary(uniqueKeysWithValues: container.schema.entities.map { (ObjectIdentifier($0), $0) })
         let byEntity = Dictionary(grouping: keys.filter { registered[$0] != nil }, by: \.entity)
         for (id, keys) in byEntity {

@@ -1,0 +1,107 @@
+/// Deletes rows by primary key inside a write transaction, following delete rules the way single
+/// deletes do, but in SQL over sets of keys: `.deny` throws if any related row exists, `.cascade`
+/// deletes the related rows in turn, `.nullify` clears the references to the deleted rows, and
+/// join-table links and references from relationships without an inverse are cleaned up.
+struct BatchDeletion {
+    let connection: Connection
+    /// The keys deleted, by entity name.
+    var deleted: [String: [Int64]] = [:]
+    /// The keys of rows whose references were cleared, by entity name.
+    var nullified: [String: [Int64]] = [:]
+    private var seen: [String: Set<Int64>] = [:]
+    private var deletedEntities: [Schema.Entity] = []
+
+    init(connection: Connection) {
+        self.connection = connection
+    }
+
+    /// Deletes the rows of `entity` under `keys`, and whatever their delete rules take with them.
+    /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)`` when a `.deny` relationship
+    ///   has related rows; ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``
+    ///   when `.nullify` would clear a required to-one.
+    mutating func delete(_ keys: [Int64], of entity: Schema.Entity) throws {
+        let fresh = keys.filter { seen[entity.name, default: []].insert($0).inserted }
+        guard !fresh.isEmpty else { return }
+        if !deletedEntities.contains(where: { $0 === entity }) { deletedEntities.append(entity) }
+        var cascades: [(Schema.Entity, [Int64])] = []
+        for start in stride(from: 0, to: fresh.count, by: 500) {
+            let chunk = Array(fresh[start..<min(start + 500, fresh.count)])
+            for relationship in entity.orderedRelationships {
+                switch relationship.deleteRule {
+                case .deny:
+                    if try !relatedKeys(of: relationship, owners: chunk, in: entity).isEmpty {
+                        throw ModelKitError.deleteDenied(entity: entity.name, relationship: relationship.name)
+                    }
+                case .cascade:
+                    cascades.append((relationship.target, try relatedKeys(of: relationship, owners: chunk, in: entity)))
+                case .nullify:
+                    try nullify(relationship, owners: chunk)
+                default:
+                    break
+                }
+            }
+            for sql in entity.cleanupOnDelete {
+                let statement = try connection.statement(sql)
+                for key in chunk { try statement.run([.integer(key)]) }
+            }
+            let statement = try connection.statement(
+                "DELETE FROM \(entity.sql.table) WHERE \(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count))) RETURNING \(TableSQL.quotedPrimaryKey)")
+            try statement.bind(chunk.map { .integer($0) })
+            deleted[entity.name, default: []] += try statement.int64s()
+        }
+        for (target, keys) in cascades { try delete(keys, of: target) }
+    }
+
+    /// Throws if a required to-one without an inverse still points at a deleted row, once every
+    /// row is deleted.
+    func checkRequiredReferences() throws {
+        for entity in deletedEntities {
+            for reference in entity.requiredReferences {
+                let statement = try connection.statement(reference.sql)
+                for key in deleted[entity.name] ?? [] where try !statement.rows([.integer(key)]).isEmpty {
+                    throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
+                }
+            }
+        }
+    }
+
+    /// The keys of the rows `relationship` relates to the owners under `owners`.
+    private func relatedKeys(of relationship: RelationshipInfo, owners: [Int64], in entity: Schema.Entity) throws -> [Int64] {
+        let target = relationship.target!
+        let list = "(\(SQL.placeholders(owners.count)))"
+        let sql: String
+        switch relationship.storage {
+        case .foreignKey:
+            let column = entity.sql.columns[relationship.column]
+            sql = "SELECT \(column) FROM \(entity.sql.table) WHERE \(TableSQL.quotedPrimaryKey) IN \(list) AND \(column) IS NOT NULL"
+        case .inverseForeignKey:
+            let column = target.sql.columns[relationship.inverse!.column]
+            sql = "SELECT \(TableSQL.quotedPrimaryKey) FROM \(target.sql.table) WHERE \(column) IN \(list)"
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            sql = "SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN \(list)"
+        }
+        let statement = try connection.statement(sql)
+        try statement.bind(owners.map { .integer($0) })
+        return try statement.int64s()
+    }
+
+    /// Clears the references the inverse of `relationship` holds to the owners under `owners`.
+    private mutating func nullify(_ relationship: RelationshipInfo, owners: [Int64]) throws {
+        guard let inverse = relationship.inverse, !inverse.isToMany else { return }  // join tables: cleaned up with the rows
+        let target = relationship.target!
+        let column = target.sql.columns[inverse.column]
+        let list = "(\(SQL.placeholders(owners.count)))"
+        let bindings = owners.map { SQLValue.integer($0) }
+        if case .toOne(_, isOptional: false) = inverse.shape {
+            let statement = try connection.statement("SELECT 1 FROM \(target.sql.table) WHERE \(column) IN \(list) LIMIT 1")
+            if try !statement.rows(bindings).isEmpty {
+                throw ModelKitError.requiredRelationshipWouldBeNil(entity: target.name, relationship: inverse.name)
+            }
+            return
+        }
+        let statement = try connection.statement(
+            "UPDATE \(target.sql.table) SET \(column) = NULL WHERE \(column) IN \(list) RETURNING \(TableSQL.quotedPrimaryKey)")
+        try statement.bind(bindings)
+        nullified[target.name, default: []] += try statement.int64s()
+    }
+}
