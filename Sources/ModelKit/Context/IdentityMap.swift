@@ -14,6 +14,11 @@ struct IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Calls `body` with every model in the map.
+    func forEachModel(_ body: (AnyObject) -> Void) {
+        for case let model? in models { body(model) }
+    }
+
     /// The keys of every model in the map.
     var allKeys: [RowKey] { keys.compactMap { $0 } }
 

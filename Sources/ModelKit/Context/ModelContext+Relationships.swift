@@ -62,6 +62,33 @@ extension ModelContext {
         }
     }
 
+    /// Turns the loaded relationships of every registered model back into faults, as the context
+    /// goes away. Related models refer to each other in both directions, so without this a graph
+    /// of models, and the container their handle keeps, would never be released. Models the
+    /// program still holds load those relationships again on first read.
+    func unloadRelationships() {
+        guard container.schema.entities.contains(where: { !$0.relationships.isEmpty }) else { return }
+        registered.forEachModel { object in
+            guard let model = object as? any PersistentModel, let entity = model._$modelKit.entity else { return }
+            let storage = model._$modelKit
+            for relationship in entity.orderedRelationships where storage.faults?[relationship.column] == nil {
+                let fault: ModelStorage.Fault
+                switch relationship.shape {
+                case .toMany:
+                    fault = .toMany
+                case .toOne(_, isOptional: true):
+                    guard let key = relationship.access.read(model).first?._$modelKit.rowID else { continue }
+                    fault = .toOne(key)
+                case .toOne:
+                    continue  // required: loaded with the model, and never a fault
+                }
+                if storage.faults == nil { storage.faults = [:] }
+                storage.faults?[relationship.column] = fault
+                storage.loading { relationship.access.assign(model, []) }
+            }
+        }
+    }
+
     /// The models `model` relates to through loaded relationships, without loading faults.
     func loadedRelatedModels(of model: any PersistentModel) -> [any PersistentModel] {
         guard let entity = model._$modelKit.entity, !entity.relationships.isEmpty else { return [] }

@@ -67,6 +67,7 @@ public final class ModelContext {
 
     deinit {
         handle.context = nil
+        unloadRelationships()
         container.store.access.unsubscribe(inbox)
         if let openedConnection { container.store.access.checkIn(openedConnection) }
     }
