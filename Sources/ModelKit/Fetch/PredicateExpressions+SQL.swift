@@ -188,9 +188,42 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
         guard !element.isFloatingPoint else { throw Untranslatable(self) }
         let encoded = try values.value.map { try codec.encode($0) }
         guard !encoded.isEmpty else { return SQLFragment("0") }
-        let placeholders = SQL.placeholders(encoded.count)
-        let list = SQLFragment(placeholders, bindings: encoded)
-        return SQLFragment.compose("($0 IN ($1))", element, list)
+        guard encoded.count > SQLFragment.longestParameterList else {
+            let list = SQLFragment(SQL.placeholders(encoded.count), bindings: encoded)
+            return SQLFragment.compose("($0 IN ($1))", element, list)
+        }
+        // JSON's decimal text may not give back a double's exact bits: long lists of them run in Swift.
+        guard !encoded.contains(where: { if case .real = $0 { true } else { false } }) else { throw Untranslatable(self) }
+        return try SQLFragment.membership(of: element, in: encoded)
+    }
+}
+
+extension SQLFragment {
+    /// The most values bound one by one in an `IN` list. Longer lists are bound as one JSON array,
+    /// so no list meets SQLite's limit on parameters, and statements (cached by their text) do not
+    /// multiply with list lengths.
+    static let longestParameterList = 64
+
+    /// `element IN values`, with the values bound as one JSON array read by `json_each`. Blobs,
+    /// which JSON cannot hold, are compared by their hex text.
+    static func membership(of element: SQLFragment, in values: [SQLValue]) throws -> SQLFragment {
+        var json: [Any] = []
+        var hasBlobs = false
+        for value in values {
+            switch value {
+            case .null: json.append(NSNull())
+            case .integer(let integer): json.append(integer)
+            case .real(let real): json.append(real)  // not reached: callers keep such lists in Swift
+            case .text(let text): json.append(text)
+            case .blob(let data):
+                hasBlobs = true
+                json.append(data.map { String(format: "%02X", $0) }.joined())
+            }
+        }
+        let array = SQLFragment("?", bindings: [.text(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))])
+        return hasBlobs
+            ? SQLFragment.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
+            : SQLFragment.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
     }
 }
 

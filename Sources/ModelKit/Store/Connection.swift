@@ -8,7 +8,11 @@ internal import CSQLite
 /// One SQLite connection, used from one isolation domain. It caches prepared statements by SQL text.
 final class Connection {
     let handle: OpaquePointer
-    private var statements: [String: Statement] = [:]
+    /// Prepared statements by SQL text, each with the tick of its last use.
+    private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
+    private var tick: UInt64 = 0
+    /// The most statements kept prepared; past it, the least recently used half is finalized.
+    static let statementCacheLimit = 256
 
     /// Called with each SQL text the connection prepares or executes, for tests and debugging.
     var trace: ((String) -> Void)?
@@ -37,11 +41,26 @@ final class Connection {
     /// The cached prepared statement for `sql`.
     func statement(_ sql: String) throws -> Statement {
         trace?(sql)
-        if let statement = statements[sql] { return statement }
+        tick &+= 1
+        if let cached = statements[sql] {
+            statements[sql]!.lastUse = tick
+            return cached.statement
+        }
         let statement = try Statement(connection: self, sql: sql)
-        statements[sql] = statement
+        if statements.count >= Self.statementCacheLimit { evictStatements() }
+        statements[sql] = (statement, tick)
         return statement
     }
+
+    /// Finalizes the least recently used half of the cached statements. A statement a caller is
+    /// still stepping stays alive through the caller's reference.
+    private func evictStatements() {
+        let byAge = statements.sorted { $0.value.lastUse < $1.value.lastUse }
+        for (sql, _) in byAge.prefix(statements.count / 2) { statements[sql] = nil }
+    }
+
+    /// How many statements are cached, for tests.
+    var cachedStatementCount: Int { statements.count }
 
     /// Executes one or more statements without parameters.
     func execute(_ sql: String) throws {
