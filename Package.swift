@@ -90,7 +90,8 @@ var targets: [Target] = [
         swiftSettings: swiftSyntaxCompilerFlags,
         linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
     ),
-    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", sqliteDependency]),
+    .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
+    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "TestSupport"] + swiftDataDependency),
     .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
