@@ -117,18 +117,23 @@ extension ModelContext {
         }
         guard !assignments.isEmpty || !movedToOnes.isEmpty else { return }
         var required: [(Column, Any)] = []
+        var faults: [Int: ModelStorage.Fault?] = [:]
         for (index, relationship, stored) in movedToOnes {
             if case .toOne(_, isOptional: false) = relationship.shape {
                 required.append((entity.columns[index], try row.value(at: index) as Any))
                 continue
             }
-            if storage.faults == nil { storage.faults = [:] }
-            if case .integer(let key) = stored { storage.faults?[index] = .toOne(key) } else { storage.faults?[index] = nil }
-            if storage.faults?.isEmpty == true { storage.faults = nil }
+            if case .integer(let key) = stored { faults[index] = .toOne(key) } else { faults[index] = .some(nil) }
             assignments.append((entity.columns[index], relationship.access.placeholder))
         }
         storage.loading {
             for (column, value) in assignments + required { column.assign(value, to: model) }
+        }
+        // Marked after the writes: writing a relationship with a fault would load it.
+        for (index, fault) in faults {
+            var all = storage.faults ?? [:]
+            all[index] = fault
+            storage.faults = all.isEmpty ? nil : all
         }
     }
 

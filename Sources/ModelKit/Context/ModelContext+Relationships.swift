@@ -62,29 +62,35 @@ extension ModelContext {
         }
     }
 
-    /// Turns the loaded relationships of every registered model back into faults, as the context
-    /// goes away. Related models refer to each other in both directions, so without this a graph
-    /// of models, and the container their handle keeps, would never be released. Models the
-    /// program still holds load those relationships again on first read.
+    /// Breaks the reference cycles between registered models as the context goes away: a loaded
+    /// relationship whose targets have loaded the inverse (so each side holds the other) goes back
+    /// to being a fault. Without this a graph of models, and the container their handle keeps,
+    /// would never be released. Models the program still holds load it again on first read. A
+    /// to-one whose inverse is a to-many is left alone: emptying the to-many breaks that cycle.
     func unloadRelationships() {
         guard container.schema.entities.contains(where: { !$0.relationships.isEmpty }) else { return }
         registered.forEachModel { object in
-            guard let model = object as? any PersistentModel, let entity = model._$modelKit.entity else { return }
+            guard let model = object as? any PersistentModel, let entity = model._$modelKit.entity,
+                !entity.relationships.isEmpty
+            else { return }
             let storage = model._$modelKit
             for relationship in entity.orderedRelationships where storage.faults?[relationship.column] == nil {
+                guard let inverse = relationship.inverse, relationship.isToMany || !inverse.isToMany else { continue }
+                let targets = relationship.access.read(model)
+                guard targets.contains(where: { $0._$modelKit.faults?[inverse.column] == nil }) else { continue }
                 let fault: ModelStorage.Fault
                 switch relationship.shape {
                 case .toMany:
                     fault = .toMany
                 case .toOne(_, isOptional: true):
-                    guard let key = relationship.access.read(model).first?._$modelKit.rowID else { continue }
+                    guard let key = targets.first?._$modelKit.rowID else { continue }
                     fault = .toOne(key)
                 case .toOne:
                     continue  // required: loaded with the model, and never a fault
                 }
-                if storage.faults == nil { storage.faults = [:] }
-                storage.faults?[relationship.column] = fault
+                // Emptied first, then marked: writing a relationship with a fault would load it.
                 storage.loading { relationship.access.assign(model, []) }
+                storage.faults = (storage.faults ?? [:]).merging([relationship.column: fault]) { _, new in new }
             }
         }
     }

@@ -42,9 +42,9 @@ final class Connection {
     func statement(_ sql: String) throws -> Statement {
         trace?(sql)
         tick &+= 1
-        if let cached = statements[sql] {
-            statements[sql]!.lastUse = tick
-            return cached.statement
+        if let index = statements.index(forKey: sql) {
+            statements.values[index].lastUse = tick
+            return statements.values[index].statement
         }
         let statement = try Statement(connection: self, sql: sql)
         if statements.count >= Self.statementCacheLimit { evictStatements() }
