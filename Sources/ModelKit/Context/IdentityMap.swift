@@ -14,9 +14,12 @@ struct IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Calls `body` with every model in the map.
-    func forEachModel(_ body: (AnyObject) -> Void) {
-        for case let model? in models { body(model) }
+    /// Calls `body` with every model of the entities `entities` names (by `ObjectIdentifier`).
+    func forEachModel(of entities: Set<ObjectIdentifier>, _ body: (AnyObject) -> Void) {
+        for slot in keys.indices {
+            guard let key = keys[slot], entities.contains(key.entity), let model = models[slot] else { continue }
+            body(model)
+        }
     }
 
     /// The keys of every model in the map.

@@ -62,37 +62,62 @@ extension ModelContext {
         }
     }
 
-    /// Breaks the reference cycles between registered models as the context goes away: a loaded
-    /// relationship whose targets have loaded the inverse (so each side holds the other) goes back
-    /// to being a fault. Without this a graph of models, and the container their handle keeps,
-    /// would never be released. Models the program still holds load it again on first read. A
-    /// to-one whose inverse is a to-many is left alone: emptying the to-many breaks that cycle.
+    /// Breaks the reference cycles between registered models as the context goes away. A
+    /// relationship can only hold a cycle when models loaded it and other models loaded its
+    /// inverse; then every loaded instance of it goes back to being a fault (for a to-one whose
+    /// inverse is a to-many, emptying the to-many is enough). Without this a graph of models, and
+    /// the container their handle keeps, would never be released. Models the program still holds
+    /// load the relationship again on first read.
     func unloadRelationships() {
-        guard container.schema.entities.contains(where: { !$0.relationships.isEmpty }) else { return }
-        registered.forEachModel { object in
-            guard let model = object as? any PersistentModel, let entity = model._$modelKit.entity,
-                !entity.relationships.isEmpty
-            else { return }
-            let storage = model._$modelKit
-            for relationship in entity.orderedRelationships where storage.faults?[relationship.column] == nil {
-                guard let inverse = relationship.inverse, relationship.isToMany || !inverse.isToMany else { continue }
-                let targets = relationship.access.read(model)
-                guard targets.contains(where: { $0._$modelKit.faults?[inverse.column] == nil }) else { continue }
-                let fault: ModelStorage.Fault
-                switch relationship.shape {
-                case .toMany:
-                    fault = .toMany
-                case .toOne(_, isOptional: true):
-                    guard let key = targets.first?._$modelKit.rowID else { continue }
-                    fault = .toOne(key)
-                case .toOne:
-                    continue  // required: loaded with the model, and never a fault
+        let entities = container.schema.entities.filter { !$0.relationships.isEmpty }
+        guard !entities.isEmpty else { return }
+        var loaded = Set<ObjectIdentifier>()
+        for entity in entities {
+            forEachModel(of: entity) { model in
+                let storage = model._$modelKit
+                for relationship in entity.orderedRelationships where storage.faults?[relationship.column] == nil {
+                    loaded.insert(ObjectIdentifier(relationship))
                 }
-                // Emptied first, then marked: writing a relationship with a fault would load it.
-                storage.loading { relationship.access.assign(model, []) }
-                storage.faults = (storage.faults ?? [:]).merging([relationship.column: fault]) { _, new in new }
             }
         }
+        for entity in entities {
+            let cyclic = entity.orderedRelationships.filter { relationship in
+                guard let inverse = relationship.inverse, relationship.isToMany || !inverse.isToMany else { return false }
+                return loaded.contains(ObjectIdentifier(relationship)) && loaded.contains(ObjectIdentifier(inverse))
+            }
+            guard !cyclic.isEmpty else { continue }
+            forEachModel(of: entity) { model in
+                for relationship in cyclic where model._$modelKit.faults?[relationship.column] == nil {
+                    unload(relationship, of: model)
+                }
+            }
+        }
+    }
+
+    /// Calls `body` with each registered model of `entity`, without a dynamic cast per model.
+    private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
+        func visit<T: PersistentModel>(_ type: T.Type) {
+            registered.forEachModel(of: [ObjectIdentifier(entity)]) { body(unsafeDowncast($0, to: T.self)) }
+        }
+        visit(entity.type)
+    }
+
+    /// Empties a loaded relationship and marks it to load again on first read.
+    private func unload(_ relationship: RelationshipInfo, of model: any PersistentModel) {
+        let storage = model._$modelKit
+        let fault: ModelStorage.Fault
+        switch relationship.shape {
+        case .toMany:
+            fault = .toMany
+        case .toOne(_, isOptional: true):
+            guard let key = relationship.access.read(model).first?._$modelKit.rowID else { return }
+            fault = .toOne(key)
+        case .toOne:
+            return  // required: loaded with the model, and never a fault
+        }
+        // Emptied first, then marked: writing a relationship with a fault would load it.
+        storage.loading { relationship.access.assign(model, []) }
+        storage.faults = (storage.faults ?? [:]).merging([relationship.column: fault]) { _, new in new }
     }
 
     /// The models `model` relates to through loaded relationships, without loading faults.

@@ -35,6 +35,7 @@ final class Connection {
 
     deinit {
         statements.removeAll()
+        dataVersionStatement = nil
         sqlite3_close_v2(handle)
     }
 
@@ -88,15 +89,15 @@ final class Connection {
     var changes: Int { Int(sqlite3_changes(handle)) }
 
     /// `PRAGMA data_version`: changes whenever another connection commits to the database.
-    /// Not traced: it is the engine's bookkeeping, not the caller's query.
+    /// Checked before every read, so its statement is kept apart from the cache and not traced:
+    /// it is the engine's bookkeeping, not the caller's query.
     func dataVersion() throws -> Int64 {
-        let traced = trace
-        trace = nil
-        defer { trace = traced }
-        let statement = try statement("PRAGMA data_version")
-        try statement.bind([])
+        let statement = try dataVersionStatement ?? Statement(connection: self, sql: "PRAGMA data_version")
+        dataVersionStatement = statement
         defer { statement.reset() }
         _ = try statement.step()
         return statement.int64(at: 0)
     }
+
+    private var dataVersionStatement: Statement?
 }
