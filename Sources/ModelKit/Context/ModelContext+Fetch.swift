@@ -149,10 +149,13 @@ extension ModelContext {
         }
     }
 
-    /// Runs store work, translating SQLite's errors into what they mean for the store.
+    /// Runs store work, translating SQLite's errors into what they mean for the store, then
+    /// merges what other processes committed if the work saw any.
     func run<R>(_ body: () throws -> R) throws -> R {
         do {
-            return try body()
+            let result = try body()
+            noticeCommitsSeenByReader()
+            return result
         } catch let error as SQLiteError {
             throw container.store.error(for: error)
         }

@@ -10,11 +10,11 @@ extension ModelContext {
     /// Applies what others committed since the last read. Registered models without unsaved
     /// changes take the stored values, in place; those whose rows were deleted are marked deleted
     /// and leave the context. Models with unsaved changes keep them, and only their other
-    /// properties follow the store. Commits by other processes are noticed through the store's
-    /// data version; their changed rows are unknown, so every registered model is read again.
+    /// properties follow the store. Commits by other processes are noticed after a read (see
+    /// ``noticeCommitsSeenByReader()``); their changed rows are unknown, so every registered model
+    /// is read again.
     func mergeChanges() {
         let access = container.store.access
-        noticeOtherProcesses(access)
         let generation = access.generation.load(ordering: .sequentiallyConsistent)
         if inbox.hasChanges {
             do {
@@ -26,12 +26,17 @@ extension ModelContext {
         mergedGeneration = generation
     }
 
-    /// Asks the store to look for other processes' commits when this context's reader saw the
-    /// database change. The reader's data version moves with every commit, the process's own
-    /// included; only the writer's tells other processes apart, so the store checks that.
-    private func noticeOtherProcesses(_ access: StoreAccess) {
-        guard !access.isInMemory, let version = try? connection().dataVersion(), version != readerDataVersion else { return }
-        if access.noticeExternalCommits() { readerDataVersion = version }
+    /// Called after each read: when the read saw the database changed, asks the store whether
+    /// another process committed, and merges at once if so, so the models just read are current.
+    /// The reader's data version moves with every commit, the process's own included; only the
+    /// writer's tells other processes apart, so the store checks that (and only then).
+    func noticeCommitsSeenByReader() {
+        let access = container.store.access
+        guard !access.isInMemory, let connection = openedConnection else { return }
+        let version = connection.fileDataVersion
+        guard version != readerDataVersion, access.noticeExternalCommits() else { return }
+        readerDataVersion = version
+        if inbox.hasChanges { mergeChanges() }
     }
 
     private func apply(_ changes: [StoreChange]) throws {

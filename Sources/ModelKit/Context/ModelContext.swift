@@ -16,7 +16,7 @@ public final class ModelContext {
     let isMainContext: Bool
     private var autosaveScheduled = false
 
-    private var openedConnection: Connection?
+    private(set) var openedConnection: Connection?
     /// What the context's models point at; see ``ContextHandle``.
     let handle: ContextHandle
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
@@ -34,8 +34,8 @@ public final class ModelContext {
     let inbox: ChangeInbox
     /// The store's generation when the context last merged; see ``StoreAccess/generation``.
     var mergedGeneration: UInt64 = 0
-    /// The reader's `data_version` when the context last looked for other processes' commits.
-    var readerDataVersion: Int64?
+    /// The reader's data version when the context last looked for other processes' commits.
+    var readerDataVersion: UInt32?
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {

@@ -88,6 +88,15 @@ final class Connection {
     /// The number of rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The pager's data version: changes whenever the database changed, through this connection
+    /// or another, as of this connection's last read. One C call, no statement: cheap enough to
+    /// check after every read.
+    var fileDataVersion: UInt32 {
+        var version: UInt32 = 0
+        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        return version
+    }
+
     /// `PRAGMA data_version`: changes whenever another connection commits to the database.
     /// Checked before every read, so its statement is kept apart from the cache and not traced:
     /// it is the engine's bookkeeping, not the caller's query.
