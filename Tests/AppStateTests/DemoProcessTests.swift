@@ -11,7 +11,7 @@ import Testing
         #expect(first.status == 0)
         #expect(first.out.contains("Hello, Ada!"))
         #expect(first.out.contains("launch 1 (UserDefaults)"))
-        #expect(first.out.contains("launch 1 (\(demo.dataDirectory.path)/AppState/launches.json)"))
+        #expect(first.out.contains("launch 1 (\(demo.dataDirectory.path)/appstate-demo/launches.json)"))
         let second = try demo.run("Bob")
         #expect(second.out.contains("launch 2 (UserDefaults)"))
         #expect(second.out.contains("launch 2 ("))

@@ -125,11 +125,12 @@ struct PersistedStateTests {
         }
     }
 
-    @Test func fileStateWritesJSONThatSurvivesANewApplication() throws {
+    @Test func fileStateWritesBase64JSONThatSurvivesANewApplication() throws {
         try withTemporaryStores { defaults, directory, log in
             Application.fileState(\.profile).value = User(name: "Grace", age: 85)
             let file = directory.appendingPathComponent("profile.json")
-            let decoded = try JSONDecoder().decode(User.self, from: Data(contentsOf: file))
+            let json = try #require(Data(base64Encoded: Data(contentsOf: file)), "base64, as in AppState")
+            let decoded = try JSONDecoder().decode(User.self, from: json)
             #expect(decoded == User(name: "Grace", age: 85))
             #expect(relaunched(defaults, log) { Application.fileState(\.profile).value.name } == "Grace")
             Application.reset(fileState: \.profile)

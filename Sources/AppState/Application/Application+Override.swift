@@ -16,11 +16,19 @@ extension Application {
 
         /// Ends the override. Calling it again does nothing.
         public func cancel() async {
-            app.overrides.remove(key: key, token: ObjectIdentifier(self))
+            end()
         }
 
         deinit {
+            end()
+        }
+
+        /// Removes the override from its application and, if ``Application/promote(to:)`` has
+        /// since carried it over to a new shared application, from that one too.
+        private func end() {
             app.overrides.remove(key: key, token: ObjectIdentifier(self))
+            let shared = Application.shared
+            if shared !== app { shared.overrides.remove(key: key, token: ObjectIdentifier(self)) }
         }
     }
 
@@ -35,7 +43,7 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) -> DependencyOverride {
-        let dependency = current[keyPath: keyPath]
+        let dependency = unresolved(keyPath)
         return DependencyOverride(app: dependency.app, key: dependency.scope.key, value: value)
     }
 
@@ -45,7 +53,7 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) {
-        let dependency = current[keyPath: keyPath]
+        let dependency = unresolved(keyPath)
         dependency.app.cache.slot(dependency.scope.key).set(value)
     }
 }

@@ -12,7 +12,16 @@ extension Application {
         /// The part of the state's value. Setting it writes the whole value back to the state.
         @MainActor public var value: SliceValue {
             get { state.value[keyPath: keyPath] }
-            nonmutating set { state.value[keyPath: keyPath] = newValue }
+            nonmutating set {
+                var state = state
+                state.value[keyPath: keyPath] = newValue
+            }
+        }
+
+        /// Resets the whole state this slice is part of.
+        @MainActor public func reset() {
+            var state = state
+            state.reset()
         }
     }
 
@@ -28,8 +37,15 @@ extension Application {
             get { state.value?[keyPath: keyPath] }
             nonmutating set {
                 guard let newValue, state.value != nil else { return }
+                var state = state
                 state.value?[keyPath: keyPath] = newValue
             }
+        }
+
+        /// Resets the whole state this slice is part of.
+        @MainActor public func reset() {
+            var state = state
+            state.reset()
         }
     }
 
@@ -69,11 +85,33 @@ extension Application {
         Constant(state: current[keyPath: stateKeyPath], keyPath: valueKeyPath)
     }
 
-    /// Returns a part of a dependency, read through a key path.
-    public static func dependencySlice<Value: Sendable, SliceValue>(
-        _ dependencyKeyPath: KeyPath<Application, Dependency<Value>>,
-        _ valueKeyPath: KeyPath<Value, SliceValue>
-    ) -> SliceValue {
-        dependency(dependencyKeyPath)[keyPath: valueKeyPath]
+    /// Returns a read-only slice of a state of the current application, for a key path that
+    /// cannot write (a computed property, say).
+    @MainActor
+    public static func slice<S: MutableApplicationState, Value>(
+        _ stateKeyPath: KeyPath<Application, S>,
+        _ valueKeyPath: KeyPath<S.Value, Value>
+    ) -> Constant<S, Value> {
+        Constant(state: current[keyPath: stateKeyPath], keyPath: valueKeyPath)
+    }
+
+    /// Returns a read-only part of an optional state of the current application: nil while the
+    /// state is nil.
+    @MainActor
+    public static func constant<S: MutableApplicationState, Wrapped, Value>(
+        _ stateKeyPath: KeyPath<Application, S>,
+        _ valueKeyPath: KeyPath<Wrapped, Value>
+    ) -> OptionalConstant<S, Wrapped, Value> where S.Value == Wrapped? {
+        OptionalConstant(state: current[keyPath: stateKeyPath], keyPath: valueKeyPath)
+    }
+
+    /// A read-only part of an optional state's value: nil while the state is nil.
+    public struct OptionalConstant<SlicedState: MutableApplicationState, Wrapped, SliceValue>
+    where SlicedState.Value == Wrapped? {
+        let state: SlicedState
+        let keyPath: KeyPath<Wrapped, SliceValue>
+
+        /// The part of the state's value, or nil when the state is nil.
+        @MainActor public var value: SliceValue? { state.value?[keyPath: keyPath] }
     }
 }

@@ -12,13 +12,22 @@ extension Application {
     /// Reads are tracked by Swift Observation per key: a write notifies only the observers of that
     /// state.
     public struct State<Value: Sendable>: MutableApplicationState {
+        /// The emoji for in-memory state in log messages.
+        public static var emoji: Character {
+            #if canImport(OSLog)
+            "🔄"
+            #else
+            "📦"
+            #endif
+        }
+
         let app: Application
         let scope: Scope
         let initial: () -> Value
 
 
         @MainActor private var box: StateBox<Value> {
-            app.cache.slot(scope.key).value(key: scope.key) { StateBox(initial()) }
+            app.cache.slot(scope.key).value(key: scope.key) { StateBox(initial(), anchor: app.anchor) }
         }
 
         /// The current value.
@@ -62,9 +71,11 @@ extension Application {
         current[keyPath: keyPath]
     }
 
-    /// Sets a state back to its initial value.
+    /// Sets a state of any kind back to its initial value: in-memory, stored, file, or the state a
+    /// slice is part of.
     @MainActor
-    public static func reset<Value>(_ keyPath: KeyPath<Application, State<Value>>) {
-        current[keyPath: keyPath].reset()
+    public static func reset<S: MutableApplicationState>(_ keyPath: KeyPath<Application, S>) {
+        var state = current[keyPath: keyPath]
+        state.reset()
     }
 }

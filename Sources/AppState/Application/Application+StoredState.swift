@@ -13,6 +13,9 @@ extension Application {
     /// A corrupt stored value is moved aside to `"<key>.corrupt"` and the state falls back to its
     /// initial value; a value of another type is left alone. Both are logged as errors.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState {
+        /// The emoji for stored state in log messages.
+        public static var emoji: Character { "💾" }
+
         let core: PersistedState<Value>
 
         /// The current value. Setting it writes through to UserDefaults.
@@ -37,8 +40,19 @@ extension Application {
         return StoredState(
             core: PersistedState(
                 app: self, key: key, cacheKey: "StoredState/\(key)", initial: initial,
-                backend: { UserDefaultsBackend(defaults: self.userDefaults.value.defaults, key: key) },
-                fileID: fileID, line: line))
+                backend: { UserDefaultsBackend(defaults: self.userDefaults.value, key: key) },
+                isBase64Encoded: false, fileID: fileID, line: line))
+    }
+
+    /// Registers optional state persisted in UserDefaults under the key `feature/id`, nil until
+    /// set. Setting it to nil removes the key.
+    public func storedState<Value: Codable & Sendable>(
+        feature: String = "App",
+        id: String,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) -> StoredState<Value?> {
+        storedState(initial: nil, feature: feature, id: id, fileID: fileID, line: line)
     }
 
     /// Returns a stored state of the current application.

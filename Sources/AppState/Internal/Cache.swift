@@ -17,6 +17,13 @@ final class Cache: Sendable {
         }
     }
 
+    /// Takes over every slot of `other`: the same slots, so states read through either cache stay
+    /// one.
+    func adopt(_ other: Cache) {
+        let adopted = other.slots.withLock { $0 }
+        slots.withLock { $0.merge(adopted) { _, theirs in theirs } }
+    }
+
     /// The keys whose slots hold a value.
     var keys: [String] {
         slots.withLock { $0.filter { $0.value.hasValue }.map(\.key) }

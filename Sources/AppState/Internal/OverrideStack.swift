@@ -10,6 +10,12 @@ final class OverrideStack: Sendable {
 
     private let stacks = Mutex<[String: [Entry]]>([:])
 
+    /// Takes over every override of `other`, as it stands.
+    func adopt(_ other: OverrideStack) {
+        let adopted = other.stacks.withLock { $0 }
+        stacks.withLock { $0.merge(adopted) { _, theirs in theirs } }
+    }
+
     func push(_ value: any Sendable, key: String, token: ObjectIdentifier) {
         stacks.withLock { $0[key, default: []].append(Entry(token: token, value: value)) }
     }
@@ -18,6 +24,15 @@ final class OverrideStack: Sendable {
         stacks.withLock { stacks in
             stacks[key]?.removeAll { $0.token == token }
             if stacks[key]?.isEmpty == true { stacks[key] = nil }
+        }
+    }
+
+    /// Replaces the value of the newest override of `key`, if there is one.
+    func replaceTop(_ key: String, with value: any Sendable) -> Bool {
+        stacks.withLock { stacks in
+            guard let last = stacks[key]?.last else { return false }
+            stacks[key]![stacks[key]!.count - 1] = Entry(token: last.token, value: value)
+            return true
         }
     }
 

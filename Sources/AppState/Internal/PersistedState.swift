@@ -14,12 +14,14 @@ struct PersistedState<Value: Codable & Sendable> {
     let cacheKey: String
     let initial: () -> Value
     let backend: () -> any StateBackend
+    /// Whether the stored JSON is base64-encoded, as AppState's files are by default.
+    let isBase64Encoded: Bool
     let fileID: String
     let line: Int
 
 
     @MainActor private var box: StateBox<Value> {
-        app.cache.slot(cacheKey).value(key: cacheKey) { StateBox(load()) }
+        app.cache.slot(cacheKey).value(key: cacheKey) { StateBox(load(), anchor: app.anchor) }
     }
 
     @MainActor var value: Value {
@@ -28,7 +30,12 @@ struct PersistedState<Value: Codable & Sendable> {
             box.value = newValue
             let backend = backend()
             do {
-                try backend.write(JSONEncoder().encode(newValue))
+                if (newValue as? any OptionalValue)?.isNil == true {
+                    try backend.remove()
+                } else {
+                    let json = try JSONEncoder().encode(newValue)
+                    try backend.write(isBase64Encoded ? json.base64EncodedData() : json)
+                }
             } catch {
                 logError("could not save \(Value.self) to \(backend.location): \(error)")
             }
@@ -53,7 +60,7 @@ struct PersistedState<Value: Codable & Sendable> {
         let data: Data
         do {
             guard let stored = try backend.read() else { return initial() }
-            data = stored
+            data = Self.json(in: stored)
         } catch {
             logError("could not read \(backend.location), using the initial value: \(error)")
             return initial()
@@ -75,7 +82,27 @@ struct PersistedState<Value: Codable & Sendable> {
         }
     }
 
+    /// The JSON in stored bytes: the bytes themselves, or what they decode to as base64. Base64
+    /// of JSON text never parses as JSON (its first character is a letter that starts no JSON
+    /// value), so the two forms cannot be confused.
+    private static func json(in stored: Data) -> Data {
+        if (try? JSONSerialization.jsonObject(with: stored, options: .fragmentsAllowed)) != nil { return stored }
+        guard let decoded = Data(base64Encoded: stored),
+            (try? JSONSerialization.jsonObject(with: decoded, options: .fragmentsAllowed)) != nil
+        else { return stored }
+        return decoded
+    }
+
     @MainActor private func logError(_ message: String) {
         app.logger.value.error("\(key): \(message)", fileID: fileID, line: line)
     }
+}
+
+/// Lets generic code ask whether a value is an optional holding nil.
+protocol OptionalValue {
+    var isNil: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    var isNil: Bool { self == nil }
 }

@@ -14,7 +14,7 @@ protocol StateBackend {
 
 /// A ``StateBackend`` over one UserDefaults key.
 struct UserDefaultsBackend: StateBackend {
-    let defaults: UserDefaults
+    let defaults: any UserDefaultsManaging
     let key: String
 
     var location: String { "UserDefaults key '\(key)'" }
@@ -33,15 +33,12 @@ struct UserDefaultsBackend: StateBackend {
         }
     }
 
-    // Linux's Foundation does not flush defaults at exit, so every change is synchronized.
     func write(_ data: Data) throws {
         defaults.set(data, forKey: key)
-        defaults.synchronize()
     }
 
     func remove() throws {
         defaults.removeObject(forKey: key)
-        defaults.synchronize()
     }
 
     func quarantine() throws -> String {

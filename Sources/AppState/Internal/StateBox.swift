@@ -8,14 +8,17 @@ import Observation
 final class StateBox<Value>: Observable, @unchecked Sendable {
     private let registrar = ObservationRegistrar()
     private var stored: Value
+    private let anchor: ChangeAnchor
 
-    init(_ value: Value) {
+    init(_ value: Value, anchor: ChangeAnchor) {
         stored = value
+        self.anchor = anchor
     }
 
     var value: Value {
         get {
             registrar.access(self, keyPath: \.value)
+            anchor.access()
             return stored
         }
         set {

@@ -16,7 +16,7 @@ extension Application {
     /// `Application.dependency(\.modelContainer)` returns it, for example to hand to SwiftUI's
     /// `.modelContainer(_:)` so views and non-view code share one store.
     public func modelContainer(
-        _ container: @autoclosure @escaping () -> ModelContainer,
+        _ container: @autoclosure () -> ModelContainer,
         _ fileID: StaticString = #fileID,
         _ function: StaticString = #function,
         _ line: Int = #line,

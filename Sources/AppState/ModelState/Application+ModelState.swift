@@ -24,6 +24,9 @@ extension Application {
     /// mutation works. Use ``strict`` to handle errors yourself: its mutators throw and leave the
     /// change pending, as the context's own methods do.
     public struct ModelState<Model: PersistentModel> {
+        /// The emoji for model state in log messages.
+        public static var emoji: Character { "🗃️" }
+
         let app: Application
         let container: KeyPath<Application, Dependency<ModelContainer>>
         let fetchDescriptor: () -> FetchDescriptor<Model>
@@ -96,6 +99,7 @@ extension Application {
                 slot.set(signal)
             }
             signal.access()
+            app.anchor.access()
         }
 
         /// The throwing versions of ``ModelState``'s mutators, on the same context.

@@ -13,17 +13,18 @@ public struct AppDependency<Value: Sendable> {
     public var wrappedValue: Value { Application.dependency(keyPath) }
 }
 
-/// Reads and writes a property of a reference-type dependency:
-/// `@DependencySlice(\.settings, \.isVerbose) var isVerbose: Bool`.
+/// Reads and writes a property of a dependency, a class or a struct:
+/// `@DependencySlice(\.settings, \.isVerbose) var isVerbose: Bool`. Writing replaces (or, for a
+/// class, mutates) the dependency's value and notifies its readers through Observation.
 @propertyWrapper
-public struct DependencySlice<DependencyValue: Sendable & AnyObject, Value> {
+public struct DependencySlice<DependencyValue: Sendable, Value> {
     private let dependencyKeyPath: KeyPath<Application, Application.Dependency<DependencyValue>>
-    private let valueKeyPath: ReferenceWritableKeyPath<DependencyValue, Value>
+    private let valueKeyPath: WritableKeyPath<DependencyValue, Value>
 
     /// Wraps the property `valueKeyPath` of the dependency at `dependencyKeyPath`.
     public init(
         _ dependencyKeyPath: KeyPath<Application, Application.Dependency<DependencyValue>>,
-        _ valueKeyPath: ReferenceWritableKeyPath<DependencyValue, Value>
+        _ valueKeyPath: WritableKeyPath<DependencyValue, Value>
     ) {
         self.dependencyKeyPath = dependencyKeyPath
         self.valueKeyPath = valueKeyPath
@@ -31,8 +32,8 @@ public struct DependencySlice<DependencyValue: Sendable & AnyObject, Value> {
 
     /// The dependency's property.
     @MainActor public var wrappedValue: Value {
-        get { Application.dependency(dependencyKeyPath)[keyPath: valueKeyPath] }
-        nonmutating set { Application.dependency(dependencyKeyPath)[keyPath: valueKeyPath] = newValue }
+        get { Application.dependencySlice(dependencyKeyPath, valueKeyPath).value }
+        nonmutating set { Application.dependencySlice(dependencyKeyPath, valueKeyPath).value = newValue }
     }
 }
 
@@ -52,5 +53,5 @@ public struct DependencyConstant<DependencyValue: Sendable, Value> {
     }
 
     /// The dependency's property.
-    public var wrappedValue: Value { Application.dependencySlice(dependencyKeyPath, valueKeyPath) }
+    public var wrappedValue: Value { Application.dependency(dependencyKeyPath)[keyPath: valueKeyPath] }
 }

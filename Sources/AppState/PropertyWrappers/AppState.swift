@@ -20,7 +20,10 @@ public struct AppState<ApplicationState: MutableApplicationState> {
     /// The state's current value.
     @MainActor public var wrappedValue: ApplicationState.Value {
         get { Application.state(keyPath).value }
-        nonmutating set { Application.state(keyPath).value = newValue }
+        nonmutating set {
+            var state = Application.state(keyPath)
+            state.value = newValue
+        }
     }
 
     /// The state itself, for `reset()` and the like.

@@ -55,3 +55,21 @@ public struct Constant<SlicedState: MutableApplicationState, Value> {
     /// The part of the state's value.
     @MainActor public var wrappedValue: Value { Application.constant(stateKeyPath, valueKeyPath).value }
 }
+
+/// Reads part of an optional state: nil while the state is nil.
+/// `@OptionalConstant(\.maybeUser, \.name) var name: String?`.
+@propertyWrapper
+public struct OptionalConstant<SlicedState: MutableApplicationState, Wrapped, Value>
+where SlicedState.Value == Wrapped? {
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: KeyPath<Wrapped, Value>
+
+    /// Wraps the part `valueKeyPath` of the optional state at `stateKeyPath`.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<Wrapped, Value>) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The part of the state's value, or nil when the state is nil.
+    @MainActor public var wrappedValue: Value? { Application.constant(stateKeyPath, valueKeyPath).value }
+}
