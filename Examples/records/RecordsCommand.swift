@@ -19,6 +19,7 @@ struct RecordsCommand: Equatable {
 
     static let usage = """
         usage: records [--store PATH] <command>
+               records --help | -h
           add <income|expense> <amount> <title> [--date YYYY-MM-DD]   store a record (today by default)
           list [--type income|expense]                                print records, newest first
           totals                                                      print income, expense and balance

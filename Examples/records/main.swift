@@ -10,9 +10,14 @@ import Foundation
 
 @MainActor
 func main() -> Int32 {
+    let arguments = CommandLine.arguments.dropFirst()
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(RecordsCommand.usage)
+        return 0
+    }
     let command: RecordsCommand
     do {
-        command = try RecordsCommand(arguments: Array(CommandLine.arguments.dropFirst()))
+        command = try RecordsCommand(arguments: Array(arguments))
     } catch {
         printError("records: \(error)\n\n\(RecordsCommand.usage)")
         return 2

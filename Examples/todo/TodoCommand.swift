@@ -20,6 +20,7 @@ struct TodoCommand: Equatable {
 
     static let usage = """
         usage: todo [--store PATH] <command>
+               todo --help | -h
           add <title>      add an item
           list             print the items, sorted by title: [ ] open, [x] done
           toggle <title>   mark an item done, or open again

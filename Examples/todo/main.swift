@@ -11,9 +11,14 @@ import TodoList
 
 @MainActor
 func main() -> Int32 {
+    let arguments = CommandLine.arguments.dropFirst()
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(TodoCommand.usage)
+        return 0
+    }
     let command: TodoCommand
     do {
-        command = try TodoCommand(arguments: Array(CommandLine.arguments.dropFirst()))
+        command = try TodoCommand(arguments: Array(arguments))
     } catch {
         printError("todo: \(error)\n\n\(TodoCommand.usage)")
         return 2

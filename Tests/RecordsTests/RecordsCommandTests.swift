@@ -12,6 +12,16 @@ extension CommandLineTool {
 }
 
 @Suite struct RecordsCommandTests {
+    @Test(arguments: ["--help", "-h"])
+    func helpPrintsTheUsageAndSucceeds(flag: String) throws {
+        let records = try CommandLineTool.records()
+        let result = try records.run(flag)
+        #expect(result.status == 0)
+        #expect(result.out.contains("usage: records"))
+        #expect(result.err.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: records.defaultStore.path))
+    }
+
     @Test func recordsSurviveBetweenRuns() throws {
         let records = try CommandLineTool.records()
         #expect(try records.run("add", "income", "1200", "Salary", "--date", "2026-11-01").status == 0)

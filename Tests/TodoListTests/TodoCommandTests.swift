@@ -61,6 +61,16 @@ extension CommandLineTool {
         #expect(try todo.run("list").out == "[ ] Keep me\n")
     }
 
+    @Test(arguments: ["--help", "-h"])
+    func helpPrintsTheUsageAndSucceeds(flag: String) throws {
+        let todo = try CommandLineTool.todo()
+        let result = try todo.run(flag)
+        #expect(result.status == 0)
+        #expect(result.out.contains("usage: todo"))
+        #expect(result.err.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: todo.dataDirectory.path))
+    }
+
     @Test func mistakesOnAMissingStoreDoNotCreateIt() throws {
         let todo = try CommandLineTool.todo()
         #expect(try todo.run("toggle", "x").status == 1)
