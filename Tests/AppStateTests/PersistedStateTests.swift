@@ -120,7 +120,7 @@ struct PersistedStateTests {
             let settings = Settings()
             settings.theme = "dark"
             #expect(Application.storedState(\.theme).value == "dark")
-            settings.$theme.reset()
+            Application.reset(\.theme)  // `$theme` is a SwiftUI Binding on Apple platforms
             #expect(settings.theme == "light")
         }
     }

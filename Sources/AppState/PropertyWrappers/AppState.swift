@@ -1,3 +1,7 @@
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+
 /// Reads and writes a state of the current application:
 ///
 /// ```swift
@@ -7,7 +11,8 @@
 /// }
 /// ```
 ///
-/// Works with any ``MutableApplicationState``. Reads are tracked by Swift Observation.
+/// Works with any ``MutableApplicationState``. Reads are tracked by Swift Observation. As in
+/// AppState, `$count` is a SwiftUI `Binding` where SwiftUI exists, and the state itself elsewhere.
 @propertyWrapper
 public struct AppState<ApplicationState: MutableApplicationState> {
     private let keyPath: KeyPath<Application, ApplicationState>
@@ -26,8 +31,21 @@ public struct AppState<ApplicationState: MutableApplicationState> {
         }
     }
 
+    #if canImport(SwiftUI)
+    /// A binding to the state's value, for SwiftUI controls.
+    @MainActor public var projectedValue: Binding<ApplicationState.Value> {
+        let keyPath = Captured(value: keyPath)
+        return Binding(
+            get: { @MainActor in Application.state(keyPath.value).value },
+            set: { @MainActor newValue in
+                var state = Application.state(keyPath.value)
+                state.value = newValue
+            })
+    }
+    #else
     /// The state itself, for `reset()` and the like.
     @MainActor public var projectedValue: ApplicationState { Application.state(keyPath) }
+    #endif
 }
 
 /// Reads and writes a ``Application/StoredState`` of the current application.
@@ -46,8 +64,18 @@ public struct StoredState<Value: Codable & Sendable> {
         nonmutating set { Application.storedState(keyPath).value = newValue }
     }
 
+    #if canImport(SwiftUI)
+    /// A binding to the state's value, for SwiftUI controls.
+    @MainActor public var projectedValue: Binding<Value> {
+        let keyPath = Captured(value: keyPath)
+        return Binding(
+            get: { @MainActor in Application.storedState(keyPath.value).value },
+            set: { @MainActor newValue in Application.storedState(keyPath.value).value = newValue })
+    }
+    #else
     /// The stored state itself, for `reset()`.
     @MainActor public var projectedValue: Application.StoredState<Value> { Application.storedState(keyPath) }
+    #endif
 }
 
 /// Reads and writes a ``Application/FileState`` of the current application.
@@ -66,6 +94,16 @@ public struct FileState<Value: Codable & Sendable> {
         nonmutating set { Application.fileState(keyPath).value = newValue }
     }
 
+    #if canImport(SwiftUI)
+    /// A binding to the state's value, for SwiftUI controls.
+    @MainActor public var projectedValue: Binding<Value> {
+        let keyPath = Captured(value: keyPath)
+        return Binding(
+            get: { @MainActor in Application.fileState(keyPath.value).value },
+            set: { @MainActor newValue in Application.fileState(keyPath.value).value = newValue })
+    }
+    #else
     /// The file state itself, for `reset()`.
     @MainActor public var projectedValue: Application.FileState<Value> { Application.fileState(keyPath) }
+    #endif
 }

@@ -1,3 +1,7 @@
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
+
 /// Reads and writes part of a state: `@Slice(\.user, \.name) var name: String`.
 @propertyWrapper
 public struct Slice<SlicedState: MutableApplicationState, Value> {
@@ -18,6 +22,16 @@ public struct Slice<SlicedState: MutableApplicationState, Value> {
         get { Application.slice(stateKeyPath, valueKeyPath).value }
         nonmutating set { Application.slice(stateKeyPath, valueKeyPath).value = newValue }
     }
+
+    #if canImport(SwiftUI)
+    /// A binding to the part, for SwiftUI controls.
+    @MainActor public var projectedValue: Binding<Value> {
+        let keyPaths = Captured(value: (stateKeyPath, valueKeyPath))
+        return Binding(
+            get: { @MainActor in Application.slice(keyPaths.value.0, keyPaths.value.1).value },
+            set: { @MainActor newValue in Application.slice(keyPaths.value.0, keyPaths.value.1).value = newValue })
+    }
+    #endif
 }
 
 /// Reads and writes part of an optional state: nil while the state is nil.
