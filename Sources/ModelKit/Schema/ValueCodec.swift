@@ -9,8 +9,13 @@ final class ValueCodec: @unchecked Sendable {
     let affinity: ColumnAffinity
     /// Whether the column may hold NULL.
     let isOptional: Bool
-    /// The stored Swift type without its `Optional`, recorded to detect type changes on migration.
+    /// The stored Swift type without its `Optional`, as earlier releases recorded it in the store.
+    /// Read only to recognise those stores.
     let storedTypeName: String
+    /// How the value is stored, independent of Swift type and module names (`integer`,
+    /// `text/json`, `integer/bit-pattern`, …): recorded in the store to detect changes that need a
+    /// migration, and the same on every platform and toolchain.
+    let storageKind: String
     let decode: (SQLValue) throws -> Any
     let encode: (Any) throws -> SQLValue
 
@@ -21,12 +26,13 @@ final class ValueCodec: @unchecked Sendable {
     }
 
     init(
-        affinity: ColumnAffinity, isOptional: Bool, storedTypeName: String,
+        affinity: ColumnAffinity, isOptional: Bool, storedTypeName: String, storageKind: String,
         decode: @escaping (SQLValue) throws -> Any, encode: @escaping (Any) throws -> SQLValue
     ) {
         self.affinity = affinity
         self.isOptional = isOptional
         self.storedTypeName = storedTypeName
+        self.storageKind = storageKind
         self.decode = decode
         self.encode = encode
     }
@@ -72,6 +78,7 @@ final class ValueCodec: @unchecked Sendable {
         }
         return ValueCodec(
             affinity: .integer, isOptional: true, storedTypeName: "relationship to \(shape.target)",
+            storageKind: isToMany ? "relationship/to-many" : "relationship/to-one",
             decode: decode, encode: encode)
     }
 
@@ -84,8 +91,15 @@ final class ValueCodec: @unchecked Sendable {
     }
 
     private static func primitiveCodec<T: ColumnConvertible>(_ type: T.Type) -> ValueCodec {
-        ValueCodec(
-            affinity: T.affinity, isOptional: false, storedTypeName: String(reflecting: T.self),
+        let kind: String
+        switch T.self {
+        case is any UnsignedInteger.Type: kind = "\(T.affinity.kind)/bit-pattern"
+        case is Decimal.Type: kind = "text/decimal"
+        case is any BinaryFloatingPoint.Type: kind = "real/bit-pattern-nan"
+        default: kind = T.affinity.kind
+        }
+        return ValueCodec(
+            affinity: T.affinity, isOptional: false, storedTypeName: String(reflecting: T.self), storageKind: kind,
             decode: { value in
                 guard let decoded = T(sqlValue: value) else { throw Mismatch(expected: "\(T.self)", found: value) }
                 return decoded
@@ -99,6 +113,7 @@ final class ValueCodec: @unchecked Sendable {
         }
         return ValueCodec(
             affinity: raw.affinity, isOptional: false, storedTypeName: String(reflecting: T.self),
+            storageKind: "\(raw.storageKind)/raw-value",
             decode: { value in
                 guard let rawValue = try? raw.decode(value) as? T.RawValue, let decoded = T(rawValue: rawValue) else {
                     throw Mismatch(expected: "\(T.self)", found: value)
@@ -110,7 +125,7 @@ final class ValueCodec: @unchecked Sendable {
 
     private static func jsonCodec<T: Codable>(_ type: T.Type) -> ValueCodec {
         ValueCodec(
-            affinity: .text, isOptional: false, storedTypeName: String(reflecting: T.self),
+            affinity: .text, isOptional: false, storedTypeName: String(reflecting: T.self), storageKind: "text/json",
             decode: { value in
                 guard case .text(let json) = value,
                     let decoded = try? JSONCoding.decoder.decode(T.self, from: Data(json.utf8))
@@ -124,6 +139,7 @@ final class ValueCodec: @unchecked Sendable {
         guard let wrapped = make(for: T.wrappedType), !wrapped.isOptional else { return nil }
         return ValueCodec(
             affinity: wrapped.affinity, isOptional: true, storedTypeName: wrapped.storedTypeName,
+            storageKind: wrapped.storageKind,
             decode: { value in value == .null ? T.nilValue : T(wrapping: try wrapped.decode(value)) },
             encode: { value in try (value as! T).wrapped.map(wrapped.encode) ?? .null })
     }

@@ -27,14 +27,20 @@ struct Migrator {
 
     /// Migrates the store to `schema` and returns the store's identifier, made when the store was
     /// created and kept in it, so that identifiers stay valid across launches.
+    ///
+    /// A store already migrated to this exact schema (its recorded fingerprint matches) is only
+    /// read: nothing is written, so a read-only store opens.
     func migrate(_ schema: Schema) throws -> String {
-        try connection.transaction {
+        let fingerprint = schema.fingerprint
+        if let identifier = try storedValue("identifier"), try storedValue("fingerprint") == fingerprint {
+            return identifier
+        }
+        return try connection.transaction {
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS \(Self.storeTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
             try connection.statement("INSERT OR IGNORE INTO \(Self.storeTable) VALUES ('identifier', ?)")
                 .run([.text(UUID().uuidString)])
-            let identifier = try connection.statement("SELECT value FROM \(Self.storeTable) WHERE key = 'identifier'").rows()
-            guard case .text(let text)? = identifier.first?.first else {
+            guard let identifier = try storedValue("identifier") else {
                 throw ModelKitError.invalidSchema(entity: Self.storeTable, reason: "the store has no identifier")
             }
             try connection.execute(
@@ -46,8 +52,24 @@ struct Migrator {
             for entity in schema.entities {
                 try migrate(entity)
             }
-            return text
+            try setStoredValue("fingerprint", fingerprint)
+            return identifier
         }
+    }
+
+    /// A value of the store's own table, or nil if the table or the key is missing.
+    func storedValue(_ key: String) throws -> String? {
+        let exists = try connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+            .rows([.text(Self.storeTable)])
+        guard !exists.isEmpty else { return nil }
+        let rows = try connection.statement("SELECT value FROM \(Self.storeTable) WHERE key = ?").rows([.text(key)])
+        guard case .text(let value)? = rows.first?.first else { return nil }
+        return value
+    }
+
+    /// Sets a value of the store's own table, which must exist. Call inside a transaction.
+    func setStoredValue(_ key: String, _ value: String) throws {
+        try connection.statement("INSERT OR REPLACE INTO \(Self.storeTable) VALUES (?, ?)").run([.text(key), .text(value)])
     }
 
     private struct RecordedType {
@@ -104,16 +126,37 @@ struct Migrator {
         try createIndexes(of: entity)
     }
 
-    /// Throws when a stored column cannot hold the property as now declared.
+    /// A Swift type name as earlier releases recorded it, without module or outer-type prefixes:
+    /// `Foundation.Date` (macOS) and `FoundationEssentials.Date` (Linux) are both `Date`.
+    static func unqualified(_ typeName: String) -> String {
+        var result = ""
+        var word = ""
+        for character in typeName {
+            if character == "." {
+                word = ""
+            } else if character.isLetter || character.isNumber || character == "_" {
+                word.append(character)
+            } else {
+                result += word
+                result.append(character)
+                word = ""
+            }
+        }
+        return result + word
+    }
+
+    /// Throws when a stored column cannot hold the property as now declared. A store recorded by
+    /// an earlier release names Swift types rather than storage kinds; the same type is accepted
+    /// (and re-recorded as its kind).
     private func check(
         _ property: Schema.PropertyMetadata, storedIn column: String, against recorded: RecordedType?, of entity: Schema.Entity
     ) throws {
         guard let recorded else { return }
         let codec = property.codec!
-        if recorded.type != codec.storedTypeName {
+        if recorded.type != codec.storageKind, Self.unqualified(recorded.type) != Self.unqualified(codec.storedTypeName) {
             throw ModelKitError.incompatibleSchemaChange(
                 entity: entity.name, property: property.name,
-                reason: "changed type from \(recorded.type) to \(codec.storedTypeName)")
+                reason: "changed how it is stored, from \(recorded.type) to \(codec.storageKind)")
         }
         if recorded.isOptional, !codec.isOptional {
             let nulls = try connection.statement(
@@ -149,7 +192,7 @@ struct Migrator {
     private func record(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
         let codec = property.codec!
         try connection.statement("INSERT OR REPLACE INTO \(Self.metadataTable) VALUES (?, ?, ?, ?)")
-            .run([.text(entity.name), .text(property.name), .text(codec.storedTypeName), .integer(codec.isOptional ? 1 : 0)])
+            .run([.text(entity.name), .text(property.name), .text(codec.storageKind), .integer(codec.isOptional ? 1 : 0)])
     }
 
     /// Creates the unique constraints, indexes and join tables the store lacks. Every to-one's
@@ -178,6 +221,26 @@ struct Migrator {
         }
         for index in entity.indexes {
             try connection.execute(table.createIndex(on: index, unique: false))
+        }
+        try dropStaleIndexes(of: entity)
+    }
+
+    /// Drops the indexes ModelKit made for this entity that the schema no longer asks for: a
+    /// removed `.unique`, `#Unique` or `#Index` stops constraining the table.
+    private func dropStaleIndexes(of entity: Schema.Entity) throws {
+        let table = entity.sql
+        var wanted = Set(entity.uniqueConstraints.map { table.indexName(on: $0, unique: true) })
+        wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false) })
+        for relationship in entity.orderedRelationships {
+            if case .foreignKey = relationship.storage {
+                wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false))
+            }
+        }
+        let existing = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+            .rows([.text(entity.name)])
+        for case .text(let name)? in existing.map(\.first) where !wanted.contains(name) {
+            guard name.hasPrefix("\(entity.name)_"), name.hasSuffix("_unique") || name.hasSuffix("_index") else { continue }
+            try connection.execute("DROP INDEX \(name.quotedIdentifier)")
         }
     }
 }

@@ -49,4 +49,7 @@ enum ColumnAffinity: String, Sendable {
     case real = "REAL"
     case text = "TEXT"
     case blob = "BLOB"
+
+    /// The affinity as a storage kind: `integer`, `real`, `text` or `blob`.
+    var kind: String { rawValue.lowercased() }
 }

@@ -81,11 +81,15 @@ struct TableSQL: Sendable {
         "\(property.name.quotedIdentifier) \(property.codec!.affinity.rawValue)"
     }
 
+    /// The name of ModelKit's index over `properties`.
+    func indexName(on properties: [Schema.PropertyMetadata], unique: Bool) -> String {
+        "\(name)_\(properties.map(\.name).joined(separator: "_"))_\(unique ? "unique" : "index")"
+    }
+
     /// Creates the index over `properties` if the store lacks it.
     func createIndex(on properties: [Schema.PropertyMetadata], unique: Bool) -> String {
-        let names = properties.map(\.name)
-        let index = "\(name)_\(names.joined(separator: "_"))_\(unique ? "unique" : "index")".quotedIdentifier
-        let columns = names.map(\.quotedIdentifier).joined(separator: ", ")
+        let index = indexName(on: properties, unique: unique).quotedIdentifier
+        let columns = properties.map(\.name.quotedIdentifier).joined(separator: ", ")
         return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index) ON \(table) (\(columns))"
     }
 
