@@ -23,7 +23,13 @@ public final class ModelContainer: Sendable {
     /// - Throws: ``ModelKitError`` if the store cannot be opened, is not a database, or cannot be
     ///   migrated to the schema; if two model types share a name; if the configuration's name is
     ///   not a plain file name.
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+    ///
+    /// With a `migrationPlan`, the store is brought to the plan's newest version first, stage by
+    /// stage, in one transaction; see ``SchemaMigrationPlan``.
+    /// - Throws: ``ModelKitError/migrationFailed(stage:underlying:)`` when a stage fails (the store
+    ///   is left as it was), ``ModelKitError/unknownStoreVersion(_:reason:)`` for a store the plan
+    ///   does not know.
+    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
         let configuration = configurations.first ?? ModelConfiguration()
         if let reason = configuration.invalidNameReason {
             throw ModelKitError.invalidConfigurationName(configuration.name, reason: reason)
@@ -46,7 +52,14 @@ public final class ModelContainer: Sendable {
         }
         self.schema = schema
         self.configurations = [configuration] + configurations.dropFirst()
-        store = try Store(configuration: configuration, schema: schema)
+        store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
+    }
+
+    /// A container over a store being migrated, for one stage's contexts.
+    init(migrating schema: Schema, store: Store) {
+        self.schema = schema
+        self.configurations = []
+        self.store = store
     }
 
     /// A container for `schema`.
@@ -54,9 +67,12 @@ public final class ModelContainer: Sendable {
         try self.init(for: schema, configurations: configurations)
     }
 
-    /// A container for the given model types.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    /// A container for the given model types, migrated by `migrationPlan` if one is given.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// The main actor's context, created on first use. Its autosave is on.

@@ -18,6 +18,12 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A configuration's name cannot name a store file in the data directory, for example because
     /// it contains `/` or starts with `..`.
     case invalidConfigurationName(String, reason: String)
+    /// A stage of a migration plan failed. The whole migration was rolled back: the store is as
+    /// it was, and the old version's models still read it.
+    case migrationFailed(stage: String, underlying: any Error)
+    /// The store's version is not one the migration plan knows: newer than every version, or a
+    /// shape that matches none. The store was left untouched.
+    case unknownStoreVersion(String, reason: String)
     /// The model type is not in the container's schema.
     case modelNotInSchema(String)
     /// `save()` was called on a container configured with `allowsSave: false`.
@@ -65,6 +71,10 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .invalidConfigurationName(let name, let reason):
             "The configuration name \"\(name)\" cannot name a store file: \(reason). Use a plain name such as \"Notes\", "
                 + "or ModelConfiguration(url:) for a store elsewhere."
+        case .migrationFailed(let stage, let underlying):
+            "Migration stage \(stage) failed: \(underlying). The store was left as it was."
+        case .unknownStoreVersion(let version, let reason):
+            "The store (version \(version)) \(reason). It was left untouched; open it with the app version that wrote it."
         case .modelNotInSchema(let name):
             "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
         case .saveNotAllowed(let url):

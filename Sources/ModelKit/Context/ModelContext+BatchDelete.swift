@@ -24,7 +24,7 @@ extension ModelContext {
         let followsRules = !entity.relationships.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
         let access = container.store.access
         let outcome: BatchDeletion = try run {
-            try access.write(trace: statementTrace) { connection in
+            try container.store.write(trace: statementTrace) { connection in
                 var deletion = BatchDeletion(connection: connection)
                 try connection.transaction {
                     let keys = try steps.flatMap { step in

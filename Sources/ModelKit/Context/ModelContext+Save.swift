@@ -40,7 +40,7 @@ extension ModelContext {
         let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
         let access = container.store.access
         do {
-            try access.write(trace: statementTrace) { connection in
+            try container.store.write(trace: statementTrace) { connection in
                 try connection.transaction {
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []

@@ -69,13 +69,15 @@ public final class ModelContext {
         handle.context = nil
         unloadRelationships()
         container.store.access.unsubscribe(inbox)
-        if let openedConnection { container.store.access.checkIn(openedConnection) }
+        if let openedConnection, openedConnection !== container.store.pinnedConnection {
+            container.store.access.checkIn(openedConnection)
+        }
     }
 
     /// The context's reader connection, opened on first use. Writes go through the store's writer.
     func connection() throws -> Connection {
         if let openedConnection { return openedConnection }
-        let connection = try container.store.access.reader()
+        let connection = try container.store.pinnedConnection ?? container.store.access.reader()
         connection.trace = statementTrace
         openedConnection = connection
         return connection

@@ -7,9 +7,9 @@ import Synchronization
 /// let container = try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
 /// ```
 public final class Schema: @unchecked Sendable {
-    /// A version number for the schema, as in SwiftData. ModelKit migrates automatically and does
-    /// not use it.
-    public struct Version: Hashable, Sendable, CustomStringConvertible {
+    /// A version number for a schema, as in SwiftData: ordered, `Codable`, printed `1.2.3`. A
+    /// ``SchemaMigrationPlan`` records it in the store.
+    public struct Version: Hashable, Sendable, Comparable, Codable, CustomStringConvertible {
         public let major: Int
         public let minor: Int
         public let patch: Int
@@ -20,6 +20,17 @@ public final class Schema: @unchecked Sendable {
         }
 
         public var description: String { "\(major).\(minor).\(patch)" }
+
+        public static func < (lhs: Version, rhs: Version) -> Bool {
+            (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        }
+
+        /// Parses `major.minor.patch`, as ``description`` prints it.
+        init?(_ text: String) {
+            let parts = text.split(separator: ".").compactMap { Int($0) }
+            guard parts.count == 3 else { return nil }
+            self.init(parts[0], parts[1], parts[2])
+        }
     }
 
     /// The entities, one per model type, in the order given.

@@ -123,7 +123,36 @@ struct Migrator {
             }
             try record(property, of: entity)
         }
+        // Properties the model no longer has: their columns stay, their records go.
+        let current = entity.properties.map { SQLValue.text($0.name) }
+        try connection.statement(
+            "DELETE FROM \(Self.metadataTable) WHERE entity = ? AND property <> '' AND property NOT IN (\(SQL.placeholders(current.count)))"
+        ).run([.text(entity.name)] + current)
         try createIndexes(of: entity)
+    }
+
+    /// Whether the store holds exactly `schema`'s entities, with the same properties stored the
+    /// same way: how a store that records no version is matched to a version of a plan.
+    func matchesShape(of schema: Schema) throws -> Bool {
+        let rows = try connection.statement("SELECT entity, property, type FROM \(Self.metadataTable) WHERE property <> ''").rows()
+        var stored: [String: [String: String]] = [:]
+        for row in rows {
+            guard case .text(let entity) = row[0], case .text(let property) = row[1], case .text(let type) = row[2] else { continue }
+            stored[entity, default: [:]][property] = type
+        }
+        guard Set(stored.keys) == Set(schema.entities.map(\.name)) else { return false }
+        return schema.entities.allSatisfy { entity in
+            let properties = stored[entity.name] ?? [:]
+            return properties.count == entity.properties.count && entity.properties.allSatisfy { property in
+                guard let recorded = properties[property.name], let codec = property.codec else { return false }
+                return recorded == codec.storageKind || Self.unqualified(recorded) == Self.unqualified(codec.storedTypeName)
+            }
+        }
+    }
+
+    /// Whether the database has ModelKit's tables: false for a new, empty store.
+    func hasModelKitTables() throws -> Bool {
+        try !connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").rows([.text(Self.metadataTable)]).isEmpty
     }
 
     /// A Swift type name as earlier releases recorded it, without module or outer-type prefixes:
@@ -159,6 +188,12 @@ struct Migrator {
                 reason: "changed how it is stored, from \(recorded.type) to \(codec.storageKind)")
         }
         if recorded.isOptional, !codec.isOptional {
+            if let value = property.encodedDefault {
+                // Optional to required with a default: stored nils take the default.
+                try connection.statement(
+                    "UPDATE \(entity.name.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(column.quotedIdentifier) IS NULL"
+                ).run([value])
+            }
             let nulls = try connection.statement(
                 "SELECT COUNT(*) FROM \(entity.name.quotedIdentifier) WHERE \(column.quotedIdentifier) IS NULL"
             ).rows().first?.first

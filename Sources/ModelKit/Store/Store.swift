@@ -3,13 +3,27 @@ import Foundation
 /// One container's view of a store: where it is, its identity (kept in the store, so identifiers
 /// outlive a launch), whether saves are allowed, and the process-wide ``StoreAccess`` that reads
 /// and writes it.
-final class Store: Sendable {
+final class Store: @unchecked Sendable {
     let url: URL
     let identifier: String
     let allowsSave: Bool
     let access: StoreAccess
+    /// During a migration stage, the writer connection, inside the migration's transaction: the
+    /// stage's contexts read and write through it. Nil otherwise. Used only on the migrating
+    /// thread, which holds the writer.
+    let pinnedConnection: Connection?
 
-    init(configuration: ModelConfiguration, schema: Schema) throws {
+    /// The store as a migration stage sees it: the same access, its writer pinned.
+    init(migratingAt url: URL, identifier: String, access: StoreAccess, through writer: Connection) {
+        self.url = url
+        self.identifier = identifier
+        allowsSave = true
+        self.access = access
+        pinnedConnection = writer
+    }
+
+    init(configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        pinnedConnection = nil
         url = configuration.url
         allowsSave = configuration.allowsSave
         let path: String
@@ -26,13 +40,15 @@ final class Store: Sendable {
         }
         let url = url
         do {
-            access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
+            let access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
+            self.access = access
             let isInMemory = configuration.isStoredInMemoryOnly
             identifier = try access.write(trace: nil) { writer in
                 // Nothing is written to a file before it is known to be a ModelKit store, or empty.
                 try Migrator(connection: writer).checkOwnership(of: url)
                 if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
-                return try Migrator(connection: writer).migrate(schema)
+                guard let migrationPlan else { return try Migrator(connection: writer).migrate(schema) }
+                return try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
             }
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)
@@ -41,6 +57,13 @@ final class Store: Sendable {
         } catch let error as SQLiteError where error.isAccessFailure {
             throw ModelKitError.cannotOpenStore(url, reason: error.message)
         }
+    }
+
+    /// Runs `body` with the connection that writes: the writer, in its turn, or the pinned
+    /// connection of a migration stage.
+    func write<R>(trace: ((String) -> Void)?, _ body: (Connection) throws -> R) throws -> R {
+        guard let pinnedConnection else { return try access.write(trace: trace, body) }
+        return try body(pinnedConnection)
     }
 
     /// What a SQLite error means for this store, as a ``ModelKitError``.
