@@ -73,3 +73,30 @@ enum UniqueV2 {
         try holder.execute("ROLLBACK")
     }
 }
+
+enum RatingV1 {
+    @Model final class Review {
+        var stars: Int?
+        init(stars: Int?) { self.stars = stars }
+    }
+}
+
+enum RatingV2 {
+    @Model final class Review {
+        var stars: Int = 3
+        init(stars: Int) { self.stars = stars }
+    }
+}
+
+@Suite struct LightweightStepTests {
+    @Test func anOptionalPropertyBecomesRequiredWithItsDefault() throws {
+        let store = try TemporaryStore()
+        let first = ModelContext(try store.container(for: RatingV1.Review.self))
+        first.insert(RatingV1.Review(stars: nil))
+        first.insert(RatingV1.Review(stars: 5))
+        try first.save()
+        let second = ModelContext(try store.container(for: RatingV2.Review.self))
+        let stars = try second.fetch(FetchDescriptor<RatingV2.Review>(sortBy: [SortDescriptor(\.stars)])).map(\.stars)
+        #expect(stars == [3, 5])
+    }
+}
