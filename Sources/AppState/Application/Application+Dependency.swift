@@ -12,7 +12,7 @@ extension Application {
     /// The builder runs exactly once per application, even when several threads or tasks ask for the
     /// value at the same time, and never while only the dependency's key is needed (to override
     /// it, say). An ``Application/override(_:with:)`` takes precedence while active. Reads are
-    /// tracked by Observation; writing through ``Application/dependencySlice(_:_:)`` or
+    /// tracked by Observation; writing through `Application.dependencySlice(_:_:)` or
     /// `@DependencySlice` notifies them.
     public struct Dependency<Value: Sendable> {
         let app: Application

@@ -17,7 +17,7 @@ public protocol VersionedSchema {
 }
 
 /// How a store moves from each version of a schema to the next, as in SwiftData. Pass it to
-/// ``ModelContainer/init(for:migrationPlan:configurations:)-(_,_,_)``.
+/// `ModelContainer(for:migrationPlan:configurations:)`.
 public protocol SchemaMigrationPlan {
     /// Every version, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
