@@ -37,6 +37,21 @@ final class EngineStore {
         return try ModelContext(container).fetch(descriptor)
     }
 
+    /// A sorted, limited fetch while the context has one unsaved insert and one unsaved change of
+    /// the type; returns the seconds of the fetch alone.
+    func fetchLimitWithPending(rows: Int, limit: Int) throws -> Double {
+        let context = ModelContext(container)
+        context.insert(BenchItem(key: rows + 1, name: "pending", value: 0, flag: false))
+        let first = try context.fetch(FetchDescriptor<BenchItem>(predicate: #Predicate { $0.key == 0 }))
+        first[0].name = "changed"
+        var descriptor = FetchDescriptor<BenchItem>(sortBy: [SortDescriptor(\.key)])
+        descriptor.fetchLimit = limit
+        return try seconds {
+            let page = try context.fetch(descriptor)
+            precondition(page.count == limit)
+        }
+    }
+
     func countFlagged() throws -> Int {
         try ModelContext(container).fetchCount(FetchDescriptor<BenchItem>(predicate: #Predicate { $0.flag }))
     }

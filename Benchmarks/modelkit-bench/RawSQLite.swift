@@ -119,6 +119,13 @@ final class RawStore {
         return rows(statement)
     }
 
+    /// The first `limit` items by key.
+    func fetchFirst(limit: Int) -> [RawItem] {
+        let statement = prepare(#"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem" ORDER BY "key" LIMIT ?"#)
+        sqlite3_bind_int64(statement, 1, Int64(limit))
+        return rows(statement)
+    }
+
     func countFlagged() -> Int {
         count(#"SELECT COUNT(*) FROM "BenchItem" WHERE "flag""#)
     }

@@ -104,7 +104,7 @@ func run(_ options: Options) throws -> [CaseResult] {
         })
 
     if options.wants(
-        "fetch_all", "fetch_point", "fetch_range_sorted_limit", "count", "update_all", "delete_all")
+        "fetch_all", "fetch_point", "fetch_range_sorted_limit", "fetch_limit_with_pending", "count", "update_all", "delete_all")
     {
         try withTemporaryDirectory { directory in
             let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
@@ -142,6 +142,13 @@ func run(_ options: Options) throws -> [CaseResult] {
                     }
                 } raw: {
                     seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
+                })
+
+            results.appendIfPresent(
+                try measure("fetch_limit_with_pending", options) {
+                    try engine.fetchLimitWithPending(rows: n, limit: 20)
+                } raw: {
+                    seconds { precondition(raw.fetchFirst(limit: 20).count == 20) }
                 })
 
             let flagged = raw.countFlagged()

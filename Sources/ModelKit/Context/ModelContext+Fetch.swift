@@ -24,7 +24,7 @@ extension ModelContext {
     private func fetchModels<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let plan = try plan(for: descriptor)
         let pending = seesPendingChanges(descriptor)
-        var models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: !pending))
+        var models = try rows(of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true))
         if plan.isCompleteInSQL && !pending { return models }
 
         if pending {
@@ -44,6 +44,21 @@ extension ModelContext {
         let start = min(descriptor.fetchOffset ?? 0, models.count)
         let end = descriptor.fetchLimit.map { start + min($0, models.count - start) } ?? models.count
         return Array(models[start..<end])
+    }
+
+    /// The stored rows a fetch that sees unsaved changes starts from. With a limit, and an order
+    /// SQLite gives as Swift would, only the first `offset + limit + n` rows can make the page,
+    /// where `n` counts the unsaved changes and deletes of the type (each can move or remove at
+    /// most one stored row ahead of it); inserts come from memory. Otherwise, every row.
+    private func pendingSelect<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) -> SQL {
+        guard let limit = descriptor.fetchLimit, plan.isCompleteInSQL, descriptor.sortBy.isEmpty || plan.orderBy != nil else {
+            return plan.select(paged: false)
+        }
+        let moved = changed.models.count { $0 is T } + deleted.models.count { $0 is T }
+        let (partial, overflow) = (descriptor.fetchOffset ?? 0).addingReportingOverflow(limit)
+        let (window, overflow2) = partial.addingReportingOverflow(moved)
+        guard !overflow, !overflow2, window < Int(Int64.max) else { return plan.select(paged: false) }
+        return plan.select(window: window)
     }
 
     /// The number of models the descriptor describes: one `SELECT COUNT(*)` when the predicate

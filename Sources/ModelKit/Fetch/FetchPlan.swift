@@ -59,6 +59,15 @@ struct FetchPlan<T: PersistentModel> {
         return sql
     }
 
+    /// The first `window` stored rows in the fetch's order: enough to page a fetch that also sees
+    /// unsaved changes, without reading the whole table.
+    func select(window: Int) -> SQL {
+        var sql = select(paged: false)
+        sql.text += " LIMIT ?"
+        sql.bindings.append(.integer(Int64(window)))
+        return sql
+    }
+
     /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
     var count: SQL {
         let table = entity.sql.table

@@ -1,0 +1,61 @@
+import Foundation
+import ModelKit
+import Testing
+
+/// A limited fetch that sees unsaved changes reads a window of rows, not the table, and gives the
+/// same page as the whole fetch would.
+@Suite struct PendingPageTests {
+    func context(rows: Int) throws -> ModelContext {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        for index in 0..<rows {
+            let item = TodoItem(title: String(format: "item %04d", index))
+            item.priority = index % 17
+            context.insert(item)
+        }
+        try context.save()
+        return context
+    }
+
+    @Test func aLimitedFetchWithPendingChangesReadsOnlyAWindow() throws {
+        let context = try context(rows: 2_000)
+        try #require(try context.fetch(FetchDescriptor<TodoItem>(predicate: #Predicate { $0.title == "item 1999" })).first)
+            .title = "aab changed"
+        context.insert(TodoItem(title: "aaa new"))
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        var descriptor = FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])
+        descriptor.fetchLimit = 20
+        let page = try context.fetch(descriptor)
+        #expect(page.prefix(2).map(\.title) == ["aaa new", "aab changed"])
+        #expect(page.count == 20)
+        #expect(statements.contains { $0.hasPrefix("SELECT") && $0.hasSuffix("LIMIT ?") })
+    }
+
+    @Test(arguments: 0..<40)
+    func thePageMatchesTheWholeFetch(seed: Int) throws {
+        var random = SeededRandom(seed: UInt64(seed) &+ 1)
+        let context = try context(rows: 120)
+        let stored = try context.fetch(FetchDescriptor<TodoItem>())
+        for _ in 0..<Int.random(in: 1...8, using: &random) {
+            let item = stored.randomElement(using: &random)!
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: context.delete(item)
+            case 1: item.priority = Int.random(in: -5...25, using: &random)
+            case 2: item.title = "moved \(Int.random(in: 0...999, using: &random))"
+            default:
+                let new = TodoItem(title: "new \(Int.random(in: 0...999, using: &random))")
+                new.priority = Int.random(in: 0...20, using: &random)
+                context.insert(new)
+            }
+        }
+        var descriptor = FetchDescriptor<TodoItem>(
+            predicate: #Predicate { $0.priority > 3 }, sortBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)])
+        let whole = try context.fetch(descriptor).map(\.persistentModelID)
+        let offset = Int.random(in: 0...30, using: &random)
+        let limit = Int.random(in: 1...25, using: &random)
+        descriptor.fetchOffset = offset
+        descriptor.fetchLimit = limit
+        let page = try context.fetch(descriptor).map(\.persistentModelID)
+        #expect(page == Array(whole.dropFirst(offset).prefix(limit)))
+    }
+}
