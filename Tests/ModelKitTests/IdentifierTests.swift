@@ -69,3 +69,21 @@ import Testing
         #expect(titles == ["already here", "from the first store"])
     }
 }
+
+@Suite struct MissingModelTests {
+    @Test func aMissingRowOfATypeWithoutAStandInIsAMissingModel() throws {
+        let container = try inMemoryContainer(for: Reader.self, Book.self, Shelf.self)
+        let context = ModelContext(container)
+        let reader = Reader(name: "Ada", bookmark: Book(title: "Dune"))
+        context.insert(reader)
+        try context.save()
+        let id = reader.persistentModelID
+        context.delete(reader)
+        try context.save()
+        let missing = context.model(for: id)
+        #expect(missing is MissingModel)
+        #expect(!(missing is Reader))
+        #expect(missing.persistentModelID == id)
+        #expect(missing.modelContext == nil)
+    }
+}

@@ -264,7 +264,8 @@ public final class ModelContext {
     /// in no context: each property holds its declared default, or else zero, empty or nil.
     /// Prefer ``registeredModel(for:)`` or a fetch when existence is in doubt. A model type whose
     /// required properties have no such value (a required to-one, a `Codable` value without a
-    /// default) cannot have a stand-in; asking for a missing one of those stops with a message.
+    /// default) cannot have a stand-in; for those the result is a ``MissingModel`` with the same
+    /// identifier. Nothing here traps.
     public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
         mergeChanges()
         if let model = registeredModel(with: identifier) { return model }
@@ -273,12 +274,12 @@ public final class ModelContext {
         {
             return model
         }
-        if let entity = container.schema.entity(named: identifier.entityName), let model = try? standIn(for: identifier, of: entity) {
+        let entity = container.schema.entity(named: identifier.entityName)
+        if let entity, let model = try? standIn(for: identifier, of: entity) {
             return model
         }
-        preconditionFailure(
-            "No stored \(identifier.entityName) has the identifier \(identifier), and \(identifier.entityName) has required "
-                + "properties without a default value, so no stand-in can be made. Use registeredModel(for:) or a fetch.")
+        ModelKitDebugLog.log("no stored \(identifier.entityName) has the identifier \(identifier); returning a MissingModel")
+        return MissingModel(identifier: identifier, entity: entity)
     }
 
     /// An unsaved model of `entity` that answers to `identifier`, made from neutral values: each

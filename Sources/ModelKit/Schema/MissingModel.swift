@@ -1,0 +1,24 @@
+/// What ``ModelContext/model(for:)`` returns for an identifier with no stored row when the
+/// identifier's model type cannot make an unsaved stand-in of itself (it has a required to-one,
+/// or a required `Codable` value without a default). It has no properties; its
+/// `persistentModelID` is the identifier asked for, and it is in no context. Casting it to the
+/// expected model type fails, which is how to tell.
+public final class MissingModel: PersistentModel {
+    /// The engine's state: the identifier's entity, key and store.
+    public let _$modelKit = ModelStorage()
+
+    init(identifier: PersistentIdentifier, entity: Schema.Entity?) {
+        _$modelKit.entity = entity
+        _$modelKit.rowID = identifier.rowID
+        _$modelKit.storeIdentifier = identifier.storeIdentifier
+    }
+
+    /// Never used: a missing model is not loaded from a row.
+    public init(_modelKitRow row: ModelRow) throws {}
+
+    /// A missing model has no stored values.
+    public func _modelKitValue(at column: Int) throws -> SQLValue { .null }
+
+    /// A missing model has no persisted properties.
+    public static var schemaMetadata: [Schema.PropertyMetadata] { [] }
+}
