@@ -7,7 +7,7 @@ import Foundation
 /// ModelConfiguration(url: URL(fileURLWithPath: "todo.store"))  // a file of your choosing
 /// ModelConfiguration("Notes")                                 // <data dir>/<program>/Notes.store
 /// ```
-public struct ModelConfiguration: Sendable, Identifiable {
+public struct ModelConfiguration: Sendable, Identifiable, Hashable {
     /// The configuration's name; also the default store's file name.
     public let name: String
     /// The store file. `/dev/null` for in-memory stores, as in SwiftData.
@@ -31,7 +31,13 @@ public struct ModelConfiguration: Sendable, Identifiable {
     /// `FileManager`'s application support directory (`$XDG_DATA_HOME`, or `~/.local/share`, on
     /// Linux). Apple platforms sandbox each app's directory; on Linux the program's name keeps two
     /// programs from sharing one store.
-    public init(_ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true) {
+    ///
+    /// `groupContainer` and `cloudKitDatabase` are accepted, as SwiftData's, and have no effect
+    /// here: there are no app groups or CloudKit off Apple platforms.
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
         let name = name ?? "default"
         self.name = name
         self.schema = schema
@@ -54,13 +60,64 @@ public struct ModelConfiguration: Sendable, Identifiable {
     }
 
     /// A configuration whose store is the file at `url`.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {
+    ///
+    /// `cloudKitDatabase` is accepted, as SwiftData's, and has no effect here.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true, cloudKitDatabase: CloudKitDatabase = .automatic) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
         self.url = url
         invalidNameReason = nil
+    }
+
+    /// The default store, or one in memory.
+    public init(isStoredInMemoryOnly: Bool = false) {
+        self.init(nil, schema: nil, isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// A configuration for the given model types, in the default store or in memory.
+    public init(for forTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema(forTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// Configurations are equal when they describe the same store the same way (and name the
+    /// same schema object, if any).
+    public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
+            && lhs.allowsSave == rhs.allowsSave && lhs.schema === rhs.schema
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(url)
+        hasher.combine(isStoredInMemoryOnly)
+        hasher.combine(allowsSave)
+    }
+
+    /// An app group whose container holds the store, as in SwiftData. No effect off Apple
+    /// platforms.
+    public struct GroupContainer: Sendable, Hashable {
+        let value: String?
+        /// The app's group container, if it has one.
+        public static let automatic = GroupContainer(value: "automatic")
+        /// No group container.
+        public static let none = GroupContainer(value: nil)
+        /// The group container with `groupName`.
+        public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(value: groupName) }
+    }
+
+    /// The CloudKit database the store syncs with, as in SwiftData. No effect off Apple platforms.
+    public struct CloudKitDatabase: Sendable, Hashable {
+        let value: String?
+        /// The app's CloudKit container, if it has one.
+        public static let automatic = CloudKitDatabase(value: "automatic")
+        /// No syncing.
+        public static let none = CloudKitDatabase(value: nil)
+        /// The private database of the CloudKit container `containerIdentifier`.
+        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase {
+            CloudKitDatabase(value: containerIdentifier)
+        }
     }
 
     /// `<application support>/<program name>`, where default stores live.

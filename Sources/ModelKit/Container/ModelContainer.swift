@@ -15,7 +15,7 @@ public final class ModelContainer: Sendable {
     public let schema: Schema
     /// The configurations the container was created with. ModelKit stores every entity in the
     /// first configuration's store.
-    public let configurations: [ModelConfiguration]
+    public let configurations: Set<ModelConfiguration>
     let store: Store
     private let main = Mutex<MainContextBox?>(nil)
 
@@ -51,7 +51,7 @@ public final class ModelContainer: Sendable {
             }
         }
         self.schema = schema
-        self.configurations = [configuration] + configurations.dropFirst()
+        self.configurations = Set([configuration] + configurations.dropFirst())
         store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
     }
 
@@ -73,6 +73,32 @@ public final class ModelContainer: Sendable {
         configurations: ModelConfiguration...
     ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Deletes every model of every type in the container's store, in one transaction, leaving
+    /// the store's tables (and its identity) in place. Every context hears of it before its next
+    /// read.
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only container, or a typed error
+    ///   when SQLite refuses.
+    public func deleteAllData() throws {
+        guard store.allowsSave else { throw ModelKitError.saveNotAllowed(store.url) }
+        let tables = schema.entities.map(\.sql.table) + schema.entities.flatMap(\.joinTables)
+        do {
+            try store.write(trace: nil) { writer in
+                try writer.transaction {
+                    for table in Set(tables) { try writer.execute("DELETE FROM \(table)") }
+                }
+                store.access.publish(.external, from: nil)
+            }
+        } catch let error as SQLiteError {
+            throw store.error(for: error)
+        }
+    }
+
+    /// Empties the container's store, as ``deleteAllData()`` does.
+    /// - Throws: what ``deleteAllData()`` throws.
+    public func erase() throws {
+        try deleteAllData()
     }
 
     /// The main actor's context, created on first use. Its autosave is on.

@@ -163,6 +163,13 @@ public final class ModelContext {
         scheduleAutosave()
     }
 
+    /// Brings the context up to date with what other contexts and processes committed, as a read
+    /// would. (Inverse relationships and change tracking are kept up to date as changes are made,
+    /// so there is nothing else to process, unlike SwiftData.)
+    public func processPendingChanges() {
+        mergeChanges()
+    }
+
     /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
     /// changed ones get their stored values again.
     public func rollback() {

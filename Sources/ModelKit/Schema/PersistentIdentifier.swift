@@ -1,6 +1,6 @@
 /// Identifies a model across contexts: its entity and its primary key in a store. A model that has
 /// not been saved yet has a temporary identifier, replaced by a permanent one when it is saved.
-public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Identifiable, CustomStringConvertible {
     enum Key: Hashable, Comparable, Sendable, Codable {
         case temporary(UInt64)
         case row(Int64)
@@ -11,6 +11,10 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Cus
     /// The store the model lives in, or nil while it is temporary.
     public let storeIdentifier: String?
     let key: Key
+
+    /// Identifiable conformance: the identifier itself (so `PersistentIdentifier.ID` is
+    /// `Hashable` and `Codable`).
+    public var id: PersistentIdentifier { self }
 
     /// Whether the model has not been saved yet.
     public var isTemporary: Bool {

@@ -67,6 +67,14 @@ extension Schema {
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
         }
 
+        /// The quoted names of the join tables this entity's relationships own.
+        var joinTables: [String] {
+            orderedRelationships.compactMap { relationship in
+                guard case .joinTable(let name, _, _) = relationship.storage else { return nil }
+                return name.quotedIdentifier
+            }
+        }
+
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
 
