@@ -56,11 +56,18 @@ struct BatchDeletion {
     /// row is deleted.
     func checkRequiredReferences() throws {
         for entity in deletedEntities {
-            for reference in entity.requiredReferences {
-                let statement = try connection.statement(reference.sql)
-                for key in deleted[entity.name] ?? [] where try !statement.rows([.integer(key)]).isEmpty {
-                    throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
-                }
+            try Self.checkRequiredReferences(to: deleted[entity.name] ?? [], of: entity, in: connection)
+        }
+    }
+
+    /// Throws if a stored required to-one without an inverse points at one of the rows of
+    /// `entity` under `keys`. Call once those rows are deleted, so that referencing rows deleted
+    /// in the same transaction do not count. Single saves use it too.
+    static func checkRequiredReferences(to keys: [Int64], of entity: Schema.Entity, in connection: Connection) throws {
+        for reference in entity.requiredReferences {
+            let statement = try connection.statement(reference.sql)
+            for key in keys where try !statement.rows([.integer(key)]).isEmpty {
+                throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
             }
         }
     }

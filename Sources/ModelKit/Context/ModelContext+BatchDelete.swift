@@ -55,13 +55,9 @@ extension ModelContext {
             identifiers.reserveCapacity(identifiers.count + keys.count)
             for rowID in keys {
                 identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: container.store.identifier, key: .row(rowID)))
-                guard let model = registered.removeValue(forKey: RowKey(entity: entity, rowID: rowID)) as? any PersistentModel else {
-                    continue
+                if let model = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel {
+                    detach(deletedRowOf: model)
                 }
-                changed.remove(model)
-                deleted.remove(model)
-                model._$modelKit.isDeleted = true
-                model._$modelKit.context = nil
             }
         }
         var nullified: [RowKey] = []

@@ -56,9 +56,8 @@ extension ModelContext {
         }
         let moved = changed.models.count { $0 is T } + deleted.models.count { $0 is T }
         let (partial, overflow) = (descriptor.fetchOffset ?? 0).addingReportingOverflow(limit)
-        let (window, overflow2) = partial.addingReportingOverflow(moved)
-        guard !overflow, !overflow2, window < Int(Int64.max) else { return plan.select(paged: false) }
-        return plan.select(window: window)
+        let (window, overflowAgain) = partial.addingReportingOverflow(moved)
+        return overflow || overflowAgain ? plan.select(paged: false) : plan.select(window: window)
     }
 
     /// The number of models the descriptor describes: one `SELECT COUNT(*)` when the predicate

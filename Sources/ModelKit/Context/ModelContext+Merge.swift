@@ -146,8 +146,14 @@ extension ModelContext {
     /// the context, unless it has unsaved changes: those stay, and saving them reports the
     /// conflict.
     func forgetDeletedElsewhere(_ model: any PersistentModel) {
+        guard model._$modelKit.changedColumns.isEmpty, !deleted.contains(model) else { return }
+        detach(deletedRowOf: model)
+    }
+
+    /// Takes a model whose row is gone out of the context: out of the registry and the pending
+    /// changes, marked deleted.
+    func detach(deletedRowOf model: any PersistentModel) {
         let storage = model._$modelKit
-        guard storage.changedColumns.isEmpty, !deleted.contains(model) else { return }
         if let rowID = storage.rowID, let entity = storage.entity {
             registered.removeValue(forKey: RowKey(entity: entity, rowID: rowID))
         }

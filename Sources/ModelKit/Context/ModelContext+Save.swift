@@ -197,9 +197,7 @@ extension ModelContext {
     private func checkRequiredReferences(to models: [any PersistentModel], in connection: Connection) throws {
         for model in models {
             guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
-            for reference in entity.requiredReferences where try !connection.statement(reference.sql).rows([.integer(rowID)]).isEmpty {
-                throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
-            }
+            try BatchDeletion.checkRequiredReferences(to: [rowID], of: entity, in: connection)
         }
     }
 

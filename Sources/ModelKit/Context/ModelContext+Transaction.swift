@@ -28,12 +28,7 @@ extension ModelContext {
     /// leave the context, models deleted since come back, models changed since read their rows
     /// again, and the models the snapshot recorded get its values back.
     func restore(_ snapshot: PendingSnapshot) {
-        for model in inserted.models where !snapshot.inserted.contains(model) {
-            let storage = model._$modelKit
-            storage.isInserted = false
-            storage.isDeleted = false
-            storage.context = nil
-        }
+        for model in inserted.models where !snapshot.inserted.contains(model) { release(unsaved: model) }
         for model in deleted.models where !snapshot.deleted.contains(model) {
             model._$modelKit.isDeleted = false
         }

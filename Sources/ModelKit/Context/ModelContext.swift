@@ -173,11 +173,7 @@ public final class ModelContext {
     /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
     /// changed ones get their stored values again.
     public func rollback() {
-        for model in inserted.models {
-            model._$modelKit.isInserted = false
-            model._$modelKit.isDeleted = false
-            model._$modelKit.context = nil
-        }
+        for model in inserted.models { release(unsaved: model) }
         for model in deleted.models {
             model._$modelKit.isDeleted = false
         }
@@ -191,6 +187,14 @@ public final class ModelContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+    }
+
+    /// Takes an inserted model that was never saved out of the context, as if never inserted.
+    func release(unsaved model: any PersistentModel) {
+        let storage = model._$modelKit
+        storage.isInserted = false
+        storage.isDeleted = false
+        storage.context = nil
     }
 
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to

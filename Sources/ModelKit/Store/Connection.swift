@@ -73,24 +73,14 @@ final class Connection {
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
     /// Inside a transaction already (a migration stage saving, say), it is a savepoint of it.
     func transaction<R>(_ body: () throws -> R) throws -> R {
-        if sqlite3_get_autocommit(handle) == 0 {
-            try execute("SAVEPOINT modelkit")
-            do {
-                let result = try body()
-                try execute("RELEASE modelkit")
-                return result
-            } catch {
-                try? execute("ROLLBACK TO modelkit; RELEASE modelkit")
-                throw error
-            }
-        }
-        try execute("BEGIN IMMEDIATE")
+        let isNested = sqlite3_get_autocommit(handle) == 0
+        try execute(isNested ? "SAVEPOINT modelkit" : "BEGIN IMMEDIATE")
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute(isNested ? "RELEASE modelkit" : "COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            try? execute(isNested ? "ROLLBACK TO modelkit; RELEASE modelkit" : "ROLLBACK")
             throw error
         }
     }
