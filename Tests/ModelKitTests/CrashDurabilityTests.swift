@@ -43,5 +43,8 @@ import Testing
         let saved = Set(numbers)
         #expect((1...acknowledged).allSatisfy(saved.contains), "every acknowledged save is stored")
         #expect(Dictionary(grouping: numbers, by: { $0 }).values.allSatisfy { $0.count == 20 }, "no save is stored in part")
+        let history = try ModelContext(try store.container(for: Entry.self)).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == saved.count, "one history transaction per stored save, none for a save lost")
+        #expect(history.allSatisfy { $0.changes.count == 20 && $0.author == "crash-writer" })
     }
 }

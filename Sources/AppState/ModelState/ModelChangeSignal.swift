@@ -2,19 +2,31 @@
 import Foundation
 import Observation
 import SwiftData
+#if !canImport(Darwin)
+import Synchronization
+#endif
 
 /// Tells Observation when a save through one container touches one model type.
 ///
 /// ``Application/ModelState/models`` registers a read of the signal; the signal listens for
 /// `ModelContext.didSave` from any context of its container and reports a change when the saved
-/// identifiers include its entity. It holds no models: the context stays the source of truth.
+/// identifiers include its entity. On ModelKit it also hears commits by other processes (and
+/// other containers on the store file): from a read until the next change it reports, it keeps
+/// a store observation, so a store nobody has read since its last change is not watched. It
+/// holds no models: the context stays the source of truth.
 final class ModelChangeSignal: Observable, @unchecked Sendable {
     private let registrar = ObservationRegistrar()
     private var observer: (any NSObjectProtocol)?
     private weak var container: ModelContainer?
+    private let entityName: String
+    #if !canImport(Darwin)
+    /// Watches the store for other processes' commits, from a read until the next change.
+    private let watch = Mutex<StoreObservation?>(nil)
+    #endif
 
     init(container: ModelContainer, entityName: String) {
         self.container = container
+        self.entityName = entityName
         let keys = [
             ModelContext.NotificationKey.insertedIdentifiers,
             ModelContext.NotificationKey.updatedIdentifiers,
@@ -45,9 +57,21 @@ final class ModelChangeSignal: Observable, @unchecked Sendable {
     /// Registers a read with Observation.
     func access() {
         registrar.access(self, keyPath: \.version)
+        #if !canImport(Darwin)
+        watch.withLock { watch in
+            guard watch == nil, let container else { return }
+            let entityName = entityName
+            watch = container.observeStoreChanges { [weak self] entityNames in
+                if entityNames.contains(entityName) { self?.changed() }
+            }
+        }
+        #endif
     }
 
     private func changed() {
+        #if !canImport(Darwin)
+        watch.withLock { $0 = nil }
+        #endif
         registrar.withMutation(of: self, keyPath: \.version) {}
     }
 

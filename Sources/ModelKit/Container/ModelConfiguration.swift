@@ -19,6 +19,10 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
     /// The model types this configuration stores, if it names them.
     public let schema: Schema?
 
+    /// Whether saves record history (see ``ModelContext/fetchHistory(_:)``). On, as in SwiftData;
+    /// the benchmark turns it off to measure what history costs.
+    @_spi(Benchmarks) public var recordsHistory = true
+
     /// Identifiable conformance: the ``name``.
     public var id: String { name }
 

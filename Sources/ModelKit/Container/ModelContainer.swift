@@ -75,9 +75,10 @@ public final class ModelContainer: Sendable {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// Deletes every model of every type in the container's store, in one transaction, leaving
-    /// the store's tables (and its identity) in place. Every context hears of it before its next
-    /// read.
+    /// Deletes every model of every type in the container's store, and its history, in one
+    /// transaction, leaving the store's tables (and its identity) in place. Every context hears
+    /// of it before its next read; a history reader resuming from an earlier token gets
+    /// ``ModelKitError/historyTokenExpired(_:)``, and must start over.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only container, or a typed error
     ///   when SQLite refuses.
     public func deleteAllData() throws {
@@ -87,8 +88,9 @@ public final class ModelContainer: Sendable {
             try store.write(trace: nil) { writer in
                 try writer.transaction {
                     for table in Set(tables) { try writer.execute("DELETE FROM \(table)") }
+                    if store.recordsHistory { try HistoryTable.deleteAll(in: writer) }
                 }
-                store.access.publish(.external, from: nil)
+                store.access.publish(StoreChange(isExternal: true, origin: ObjectIdentifier(store)), from: nil)
             }
         } catch let error as SQLiteError {
             throw store.error(for: error)

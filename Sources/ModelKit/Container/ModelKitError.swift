@@ -46,6 +46,13 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A save changed or deleted models whose rows another context or process had deleted. The
     /// save wrote nothing, and the context keeps its changes.
     case saveConflict(entity: String, identifiers: [PersistentIdentifier])
+    /// A history fetch resumes from a token older than transactions that
+    /// ``ModelContext/deleteHistory(_:)`` (or `deleteAllData()`) removed: changes since the token
+    /// are no longer all known. Start over from the current data, and keep the newest token.
+    case historyTokenExpired(DefaultHistoryToken)
+    /// A history predicate holds a token of another store, which says nothing about this one's
+    /// history.
+    case historyTokenOfAnotherStore(DefaultHistoryToken, storeIdentifier: String)
     /// SQLite refused an operation, for example a constraint failure.
     case sqlite(SQLiteError)
 
@@ -99,6 +106,12 @@ public enum ModelKitError: Error, CustomStringConvertible {
             "Cannot save: another context or process deleted \(identifiers.count) \(entity) row(s) this save changes or "
                 + "deletes (\(identifiers.prefix(5).map(\.description).joined(separator: ", "))\(identifiers.count > 5 ? ", …" : "")). "
                 + "Nothing was written and the context keeps its changes; call rollback() or delete those models."
+        case .historyTokenExpired(let token):
+            "The history after token \(token) was partly deleted, so the changes since it are not all known. "
+                + "Read the current data again, and resume from the newest token."
+        case .historyTokenOfAnotherStore(let token, let storeIdentifier):
+            "The history token \(token) belongs to another store than this one (\(storeIdentifier)). "
+                + "Keep one token per store."
         case .sqlite(let error):
             error.description
         }

@@ -8,6 +8,8 @@ struct BatchDeletion {
     var deleted: [String: [Int64]] = [:]
     /// The keys of rows whose references were cleared, by entity name.
     var nullified: [String: [Int64]] = [:]
+    /// The deletes and cleared references, for the store's history.
+    var history = HistoryRecord()
     private var seen: [String: Set<Int64>] = [:]
     private var deletedEntities: [Schema.Entity] = []
 
@@ -44,10 +46,15 @@ struct BatchDeletion {
                 let statement = try connection.statement(sql)
                 for key in chunk { try statement.run([.integer(key)]) }
             }
-            let statement = try connection.statement(
-                "DELETE FROM \(entity.sql.table) WHERE \(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count))) RETURNING \(TableSQL.quotedPrimaryKey)")
+            let keys = "\(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count)))"
+            let tombstones = try entity.sql.selectPreserved.map { select in
+                try Dictionary(uniqueKeysWithValues: connection.statement("\(select) WHERE \(keys)").rows(chunk.map { .integer($0) })
+                    .map { row in (row[0], Array(row.dropFirst())) })
+            }
+            let statement = try connection.statement("DELETE FROM \(entity.sql.table) WHERE \(keys) RETURNING \(TableSQL.quotedPrimaryKey)")
             try statement.bind(chunk.map { .integer($0) })
-            deleted[entity.name, default: []] += try statement.int64s()
+            let removed = try statement.int64s()
+            recordDeleted(removed, of: entity, tombstones: tombstones ?? [:])
         }
         for (target, keys) in cascades { try delete(keys, of: target) }
     }
@@ -57,6 +64,16 @@ struct BatchDeletion {
     func checkRequiredReferences() throws {
         for entity in deletedEntities {
             try Self.checkRequiredReferences(to: deleted[entity.name] ?? [], of: entity, in: connection)
+        }
+    }
+
+    /// Notes rows of `entity` deleted, with the preserved values of each (by its key), if any.
+    mutating func recordDeleted(_ keys: [Int64], of entity: Schema.Entity, tombstones: [SQLValue: [SQLValue]] = [:]) {
+        deleted[entity.name, default: []] += keys
+        let names = entity.sql.preservedColumns.map { entity.properties[$0].name }
+        for key in keys {
+            let values = tombstones[.integer(key)] ?? []
+            history.delete(entity: entity.name, rowID: key, preserved: Array(zip(names, values)))
         }
     }
 
@@ -109,6 +126,8 @@ struct BatchDeletion {
         let statement = try connection.statement(
             "UPDATE \(target.sql.table) SET \(column) = NULL WHERE \(column) IN \(list) RETURNING \(TableSQL.quotedPrimaryKey)")
         try statement.bind(bindings)
-        nullified[target.name, default: []] += try statement.int64s()
+        let cleared = try statement.int64s()
+        nullified[target.name, default: []] += cleared
+        for key in cleared { history.update(entity: target.name, rowID: key, attributes: [inverse.name]) }
     }
 }

@@ -21,11 +21,14 @@ extension ModelContext {
         let plan = try plan(for: descriptor)
         let steps = try deleteSteps(plan, descriptor)
         let entity = plan.entity
-        let followsRules = !entity.relationships.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
+        let followsRules =
+            !entity.relationships.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
+            || entity.sql.selectPreserved != nil
         let access = container.store.access
         let outcome: BatchDeletion = try run {
             try container.store.write(trace: statementTrace) { connection in
                 var deletion = BatchDeletion(connection: connection)
+                var token: Int64?
                 try connection.transaction {
                     let keys = try steps.flatMap { step in
                         let statement = try connection.statement(followsRules ? step.selecting : step.text)
@@ -36,10 +39,12 @@ extension ModelContext {
                         try deletion.delete(keys, of: entity)
                         try deletion.checkRequiredReferences()
                     } else {
-                        deletion.deleted[entity.name, default: []] += keys
+                        deletion.recordDeleted(keys, of: entity)
                     }
+                    token = try appendHistory(&deletion.history, in: connection)
                 }
-                let change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted)
+                if let token { access.noteCommittedTransaction(token) }
+                let change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(container.store))
                 if !change.isEmpty { access.publish(change, from: inbox) }
                 return deletion
             }

@@ -41,22 +41,23 @@ extension ModelContext {
         let access = container.store.access
         do {
             try container.store.write(trace: statementTrace) { connection in
-                try connection.transaction {
+                let token = try connection.transaction {
+                    var history: HistoryRecord? = container.store.recordsHistory ? HistoryRecord() : nil
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
                     for model in insertedModels {
-                        model._$modelKit.rowID = try insertRow(model, into: connection)
+                        model._$modelKit.rowID = try insertRow(model, into: connection, history: &history)
                         unresolved += referencesToUnsavedModels(of: model)
                     }
                     try writeForeignKeys(unresolved, in: connection)
                     var updates: [UpdateKey: Statement] = [:]
                     var vanished: [any PersistentModel] = []
                     for model in changedModels {
-                        if try !updateRow(model, in: connection, statements: &updates) { vanished.append(model) }
+                        if try !updateRow(model, in: connection, statements: &updates, history: &history) { vanished.append(model) }
                     }
                     try writeJoinTables(of: insertedModels + changedModels, in: connection)
                     for model in deletedModels {
-                        if try !deleteRow(model, from: connection) { vanished.append(model) }
+                        if try !deleteRow(model, from: connection, history: &history) { vanished.append(model) }
                     }
                     try checkRequiredReferences(to: deletedModels, in: connection)
                     if let first = vanished.first {
@@ -65,9 +66,14 @@ extension ModelContext {
                             entity: entity.name,
                             identifiers: vanished.filter { $0._$modelKit.entity === entity }.map(\.persistentModelID))
                     }
+                    guard var record = history else { return Int64?.none }
+                    return try appendHistory(&record, in: connection)
                 }
+                if let token { access.noteCommittedTransaction(token) }
                 access.publish(
-                    StoreChange(inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels)),
+                    StoreChange(
+                        inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
+                        origin: ObjectIdentifier(container.store)),
                     from: inbox)
             }
         } catch {
@@ -141,7 +147,8 @@ extension ModelContext {
     /// A plain insert comes first; only when it hits a unique constraint does the upsert run,
     /// which updates the stored row and returns its key. Conflicts are rare, and the plain insert
     /// is much cheaper.
-    private func insertRow(_ model: any PersistentModel, into connection: Connection) throws -> Int64 {
+    /// The insert goes into `history` as an insert; an upsert, as an update of every stored column.
+    private func insertRow(_ model: any PersistentModel, into connection: Connection, history: inout HistoryRecord?) throws -> Int64 {
         let entity = try entity(for: type(of: model))
         let insert = try connection.statement(entity.sql.insert)
         let stored = entity.sql.storedColumns
@@ -149,14 +156,18 @@ extension ModelContext {
         defer { insert.reset() }
         do {
             while try insert.step() {}
-            return connection.lastInsertedRowID
+            let rowID = connection.lastInsertedRowID
+            history?.insert(entity: entity.name, rowID: rowID)
+            return rowID
         } catch let error as SQLiteError where error.isUniqueViolation {
             guard let sql = entity.sql.upsert else { throw error }
             let upsert = try connection.statement(sql)
             try upsert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
             defer { upsert.reset() }
             guard try upsert.step() else { throw error }
-            return upsert.int64(at: 0)
+            let rowID = upsert.int64(at: 0)
+            history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
+            return rowID
         }
     }
 
@@ -164,12 +175,15 @@ extension ModelContext {
     /// keeps the update statement per entity and set of changed columns for the rest of the save,
     /// so models changed alike share one.
     private func updateRow(
-        _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement]
+        _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement],
+        history: inout HistoryRecord?
     ) throws -> Bool {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
         let entity = try entity(for: type(of: model))
-        let columns = storage.changedColumns.sorted.filter { entity.properties[$0].isStoredInTable }
+        let changed = storage.changedColumns.sorted
+        history?.update(entity: entity.name, rowID: rowID, attributes: changed.map { entity.properties[$0].name })
+        let columns = changed.filter { entity.properties[$0].isStoredInTable }
         guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
         let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
         let statement: Statement
@@ -203,9 +217,20 @@ extension ModelContext {
 
     /// Deletes the model's row, its join-table links, and stored references to it that no
     /// in-memory inverse took care of. Returns false if the row was already gone.
-    private func deleteRow(_ model: any PersistentModel, from connection: Connection) throws -> Bool {
+    /// The delete goes into `history` with the row's preserved values, read before it goes.
+    private func deleteRow(_ model: any PersistentModel, from connection: Connection, history: inout HistoryRecord?) throws -> Bool {
         let entity = try entity(for: type(of: model))
-        let rowID = SQLValue.integer(model._$modelKit.rowID!)
+        let key = model._$modelKit.rowID!
+        let rowID = SQLValue.integer(key)
+        if history != nil {
+            var preserved: [(name: String, value: SQLValue)] = []
+            if let select = entity.sql.selectPreserved,
+                let row = try connection.statement("\(select) WHERE \(TableSQL.quotedPrimaryKey) = ?").rows([rowID]).first
+            {
+                preserved = zip(entity.sql.preservedColumns, row.dropFirst()).map { (entity.properties[$0].name, $1) }
+            }
+            history?.delete(entity: entity.name, rowID: key, preserved: preserved)
+        }
         for sql in entity.cleanupOnDelete { try connection.statement(sql).run([rowID]) }
         try connection.statement(entity.sql.delete).run([rowID])
         return connection.changes == 1

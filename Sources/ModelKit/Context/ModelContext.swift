@@ -13,6 +13,10 @@ public final class ModelContext {
 
     /// Whether changes are saved automatically soon after they are made. On for the main context.
     public var autosaveEnabled: Bool
+    /// Who is saving, recorded in the history transaction of each save (see
+    /// ``HistoryTransaction/author``): set it to tell your own writes apart, such as `"sync"` or
+    /// `"widget"`.
+    public var author: String?
     let isMainContext: Bool
     private var autosaveScheduled = false
 

@@ -41,8 +41,17 @@ extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable where LHS:
     }
 }
 
+/// A value that a predicate compares as one SQL value of its own, rather than as a stored
+/// attribute: a history token compares as its transaction number.
+protocol SQLBindable {
+    var boundValue: SQLValue { get }
+}
+
 extension PredicateExpressions.Value: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        if let bindable = value as? any SQLBindable {
+            return SQLFragment("?", bindings: [bindable.boundValue], type: Int64.self)
+        }
         guard let codec = ValueCodec.make(for: Output.self), let encoded = try? codec.encode(value) else {
             throw Untranslatable("a value of type \(Output.self)")
         }

@@ -19,8 +19,20 @@ struct PredicateSQL {
     /// its table name, so that subqueries over related rows can refer to them.
     /// - Throws: ``Untranslatable`` naming the first node that has no SQL translation.
     static func condition<T: PersistentModel>(for predicate: Predicate<T>, entity: Schema.Entity) throws -> SQLFragment {
+        try condition(for: predicate, input: .row(of: entity, qualifier: entity.sql.table))
+    }
+
+    /// The `WHERE` condition for `predicate` over a table that is not a model's (the history's),
+    /// whose columns are given by key path of the predicate's input.
+    static func condition<T>(for predicate: Predicate<T>, columns: [AnyKeyPath: SQLFragment]) throws -> SQLFragment {
+        var input = SQLFragment("")
+        input.reference = .record(columns)
+        return try condition(for: predicate, input: input)
+    }
+
+    private static func condition<T>(for predicate: Predicate<T>, input: SQLFragment) throws -> SQLFragment {
         var translator = PredicateSQL()
-        translator.variables[predicate.variable.key] = .row(of: entity, qualifier: entity.sql.table)
+        translator.variables[predicate.variable.key] = input
         guard let expression = predicate.expression as? any SQLTranslatable else {
             throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
         }
@@ -77,6 +89,9 @@ struct PredicateSQL {
                 return lookup
             }
             throw Untranslatable("a to-many through a to-one")
+        case .record(let columns)?:
+            guard let column = columns[keyPath] else { throw Untranslatable(keyPath) }
+            return column
         default:
             throw Untranslatable(keyPath)
         }
@@ -213,6 +228,8 @@ indirect enum ModelReference {
     case key(of: Schema.Entity)
     /// A to-many of the row whose primary key is `owner`.
     case many(RelationshipInfo, owner: SQLFragment)
+    /// A row of a table that is not a model's, with its columns by key path.
+    case record([AnyKeyPath: SQLFragment])
 }
 
 /// How SQLite's handling of a type's stored form differs from Swift's, worked out once per type.

@@ -7,6 +7,8 @@ final class Store: @unchecked Sendable {
     let url: URL
     let identifier: String
     let allowsSave: Bool
+    /// Whether the store has a history, which saves append to.
+    let recordsHistory: Bool
     let access: StoreAccess
     /// During a migration stage, the writer connection, inside the migration's transaction: the
     /// stage's contexts read and write through it. Nil otherwise. Used only on the migrating
@@ -18,6 +20,7 @@ final class Store: @unchecked Sendable {
         self.url = url
         self.identifier = identifier
         allowsSave = true
+        recordsHistory = false
         self.access = access
         pinnedConnection = writer
     }
@@ -43,12 +46,26 @@ final class Store: @unchecked Sendable {
             let access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
             self.access = access
             let isInMemory = configuration.isStoredInMemoryOnly
-            identifier = try access.write(trace: nil) { writer in
+            let recordsHistory = configuration.recordsHistory
+            let allowsSave = allowsSave
+            (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
                 // Nothing is written to a file before it is known to be a ModelKit store, or empty.
                 try Migrator(connection: writer).checkOwnership(of: url)
                 if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
-                guard let migrationPlan else { return try Migrator(connection: writer).migrate(schema) }
-                return try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
+                let identifier =
+                    if let migrationPlan {
+                        try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
+                    } else {
+                        try Migrator(connection: writer).migrate(schema)
+                    }
+                // A store that cannot be written to keeps no history; reading it still works.
+                if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create) }
+                let hasHistory = try recordsHistory && HistoryTable.exists(in: writer)
+                if hasHistory { try access.followHistory(through: writer) }
+                // Switching a new file to WAL moves the writer's data version: take that in now, so
+                // that the first save does not look like another process's commit.
+                try access.publishExternalCommits()
+                return (identifier, hasHistory)
             }
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)

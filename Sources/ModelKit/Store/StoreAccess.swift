@@ -23,6 +23,14 @@ final class StoreAccess: @unchecked Sendable {
     private let writer: Connection
     /// The writer's last `data_version`. Guarded by `lock`.
     private var writerDataVersion: Int64
+    /// Whether commits by other processes can be read from the store's history. Guarded by `lock`.
+    private var recordsHistory = false
+    /// The newest history token whose changes the process's contexts know of: commits by other
+    /// processes after it are read from the history. Guarded by `lock`.
+    private var knownHistoryToken: Int64 = 0
+    /// How many watches want other processes' commits noticed without waiting for a read, and
+    /// the timer that checks while there are any.
+    private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
     private let idle = Mutex<[IdleConnection]>([])
     private let inboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
 
@@ -47,6 +55,7 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     deinit {
+        watches.withLock { $0.timer?.cancel() }
         let path = path
         Self.registry.withLock { registry in
             if registry[path]?.access == nil { registry[path] = nil }
@@ -88,13 +97,68 @@ final class StoreAccess: @unchecked Sendable {
         }
     }
 
-    /// Publishes an external change if the writer's data version moved. Call with the lock held.
-    private func publishExternalCommits() throws {
+    /// Publishes what other processes committed if the writer's data version moved: the rows
+    /// their history records, or, when it cannot say, a change of unknown rows. Call with the
+    /// writer, in its turn.
+    func publishExternalCommits() throws {
         guard !isInMemory else { return }
         let version = try writer.dataVersion()
         guard version != writerDataVersion else { return }
         writerDataVersion = version
-        publish(.external, from: nil)
+        if recordsHistory, let (change, newest) = try HistoryTable.changes(after: knownHistoryToken, in: writer) {
+            knownHistoryToken = newest
+            if !change.isEmpty { publish(change, from: nil) }
+        } else {
+            if recordsHistory { knownHistoryToken = try HistoryTable.newestToken(in: writer) }
+            publish(.external, from: nil)
+        }
+    }
+
+    // MARK: History
+
+    /// Starts following the store's history, from its newest transaction. Call with the writer,
+    /// in its turn, once the history table exists.
+    func followHistory(through writer: Connection) throws {
+        recordsHistory = true
+        knownHistoryToken = try HistoryTable.newestToken(in: writer)
+    }
+
+    /// Notes a transaction the process just committed through the writer, so that other
+    /// processes' commits are read from after it. If another process committed just before it,
+    /// the known token stays, and both are read on the next check. Call with the writer, in its
+    /// turn.
+    func noteCommittedTransaction(_ token: Int64) {
+        if token == knownHistoryToken + 1 { knownHistoryToken = token }
+    }
+
+    // MARK: Watching
+
+    /// How often a watched store checks for other processes' commits.
+    static let watchInterval = DispatchTimeInterval.milliseconds(250)
+
+    /// Checks for other processes' commits every ``watchInterval`` until the matching
+    /// ``stopWatching()``, so that contexts and observers hear of them without reading first.
+    func startWatching() {
+        guard !isInMemory else { return }
+        watches.withLock { watches in
+            watches.count += 1
+            guard watches.timer == nil else { return }
+            let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+            timer.schedule(deadline: .now() + Self.watchInterval, repeating: Self.watchInterval, leeway: .milliseconds(50))
+            timer.setEventHandler { [weak self] in _ = self?.noticeExternalCommits() }
+            timer.resume()
+            watches.timer = timer
+        }
+    }
+
+    func stopWatching() {
+        guard !isInMemory else { return }
+        watches.withLock { watches in
+            watches.count -= 1
+            guard watches.count == 0 else { return }
+            watches.timer?.cancel()
+            watches.timer = nil
+        }
     }
 
     // MARK: Reading

@@ -1,14 +1,17 @@
 import Synchronization
 
 /// What one commit changed in a store, as the contexts of the process learn it: the primary keys
-/// of the rows inserted, updated and deleted, by entity name. A commit made by another process is
-/// ``external``: which rows it touched is unknown.
+/// of the rows inserted, updated and deleted, by entity name, read from the history for commits
+/// of other processes. A commit whose rows are unknown is ``external``.
 struct StoreChange: Sendable {
     var inserted: [String: [Int64]] = [:]
     var updated: [String: [Int64]] = [:]
     var deleted: [String: [Int64]] = [:]
-    /// Set for commits by another process (or another connection outside ModelKit).
+    /// Set when which rows the commit touched is unknown: a commit by another process whose
+    /// history cannot say, or one that emptied the store.
     var isExternal = false
+    /// The ``Store`` (one per container) whose context committed; nil for other processes.
+    var origin: ObjectIdentifier?
 
     static let external = StoreChange(isExternal: true)
 

@@ -29,6 +29,11 @@ struct TableSQL: Sendable {
     let upsert: String?
     /// A delete of one row, by primary key.
     let delete: String
+    /// The indexes of the `@Attribute(.preserveValueOnDeletion)` properties with a column.
+    let preservedColumns: [Int]
+    /// `SELECT _pk, <preserved columns> FROM <table>`: what a delete keeps for its history
+    /// tombstone. Nil when the entity preserves nothing.
+    let selectPreserved: String?
 
     init(name: String, properties: [Schema.PropertyMetadata], uniqueConstraints: [[Schema.PropertyMetadata]]) {
         self.name = name
@@ -44,6 +49,10 @@ struct TableSQL: Sendable {
         selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
+        let preservedColumns = storedColumns.filter { properties[$0].attribute?.options.contains(.preserveValueOnDeletion) ?? false }
+        self.preservedColumns = preservedColumns
+        selectPreserved = preservedColumns.isEmpty
+            ? nil : "SELECT \(([pk] + preservedColumns.map { columns[$0] }).joined(separator: ", ")) FROM \(table)"
         let inserted = storedColumns.map { columns[$0] }
         let placeholders = SQL.placeholders(inserted.count)
         insert = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"

@@ -1,0 +1,166 @@
+import Foundation
+
+extension ModelContext {
+    /// The transactions of the store's history that `descriptor` describes: by default all of
+    /// them, oldest first.
+    ///
+    /// Every save and batch delete records one transaction, in the same SQLite transaction as
+    /// its data, so history and data always agree. Any container or process on the store reads
+    /// the same history, and it survives relaunch. Predicates on the token, author, timestamp,
+    /// transaction identifier, bundle and process identifiers run in SQL; others run in Swift.
+    ///
+    /// ```swift
+    /// let descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > lastToken })
+    /// for transaction in try context.fetchHistory(descriptor) {
+    ///     for change in transaction.changes { … }
+    ///     lastToken = transaction.token
+    /// }
+    /// ```
+    /// - Throws: ``ModelKitError/historyTokenExpired(_:)`` when the predicate resumes from a
+    ///   token older than deleted history; ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)``
+    ///   for a token of another store; ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative
+    ///   limit, or a transaction type other than ``DefaultHistoryTransaction``.
+    public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        let descriptor = try defaultDescriptor(descriptor)
+        if let limit = descriptor.fetchLimit, limit < 0 {
+            throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); it must be zero or more")
+        }
+        guard container.store.recordsHistory else { return [] }
+        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier)
+        let rows = try run {
+            let connection = try connection()
+            try checkTokens(of: descriptor.predicate, in: connection)
+            return try connection.statement(query.sql.text).rows(query.sql.bindings)
+        }
+        var transactions = try rows.map(transaction(from:))
+        if let predicate = descriptor.predicate, !query.filtersInSQL {
+            transactions = try transactions.filter { try predicate.evaluate($0) }
+        }
+        if !query.sortsInSQL { transactions.sort(using: descriptor.sortBy) }
+        if let limit = descriptor.fetchLimit, !query.limitsInSQL { transactions = Array(transactions.prefix(limit)) }
+        return transactions as! [T]  // T is DefaultHistoryTransaction: checked by defaultDescriptor
+    }
+
+    /// Deletes the history transactions `descriptor`'s predicate matches (all of them when it
+    /// has none), and never the data. A reader that later resumes from a token older than the
+    /// newest deleted transaction gets ``ModelKitError/historyTokenExpired(_:)``.
+    ///
+    /// ```swift
+    /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < oldest }))
+    /// ```
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
+    ///   ``ModelKitError/invalidFetchDescriptor(_:)`` for a predicate with no SQL translation, or
+    ///   a transaction type other than ``DefaultHistoryTransaction``; a typed error when SQLite
+    ///   refuses.
+    public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        let descriptor = try defaultDescriptor(descriptor)
+        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        guard container.store.recordsHistory else { return }
+        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier)
+        guard query.filtersInSQL else {
+            throw ModelKitError.invalidFetchDescriptor(
+                "deleteHistory needs a predicate on token, author, timestamp, bundleIdentifier or processIdentifier")
+        }
+        try run {
+            try container.store.write(trace: statementTrace) { connection in
+                try connection.transaction { try HistoryTable.delete(where: query.condition, in: connection) }
+            }
+        }
+    }
+
+    /// Appends `record` to the store's history in the transaction under way, unless it is empty.
+    /// Returns the new transaction's token.
+    func appendHistory(_ record: inout HistoryRecord, in connection: Connection) throws -> Int64? {
+        guard container.store.recordsHistory, !record.isEmpty else { return nil }
+        return try HistoryTable.append(&record, author: author, to: connection)
+    }
+
+    private func defaultDescriptor<T>(_ descriptor: HistoryDescriptor<T>) throws -> HistoryDescriptor<DefaultHistoryTransaction> {
+        guard let descriptor = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> else {
+            throw ModelKitError.invalidFetchDescriptor("ModelKit stores record DefaultHistoryTransaction, not \(T.self)")
+        }
+        return descriptor
+    }
+
+    /// Throws if a token the predicate compares with belongs to another store, or is older than
+    /// deleted history.
+    private func checkTokens(of predicate: Predicate<DefaultHistoryTransaction>?, in connection: Connection) throws {
+        guard let predicate else { return }
+        let tokens = Self.tokens(in: predicate.expression)
+        guard !tokens.isEmpty else { return }
+        let deletedThrough = try HistoryTable.deletedThrough(in: connection)
+        for token in tokens {
+            guard token.storeIdentifier == container.store.identifier else {
+                throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: container.store.identifier)
+            }
+            if token.value < deletedThrough { throw ModelKitError.historyTokenExpired(token) }
+        }
+    }
+
+    /// The tokens among the values of a predicate's expression tree.
+    private static func tokens(in node: Any) -> [DefaultHistoryToken] {
+        Mirror(reflecting: node).children.flatMap { child -> [DefaultHistoryToken] in
+            if let token = child.value as? DefaultHistoryToken { return [token] }
+            if let token = child.value as? DefaultHistoryToken?, let token { return [token] }
+            return child.value is any PredicateExpression ? tokens(in: child.value) : []
+        }
+    }
+
+    /// A transaction read from the history table (a row of ``HistoryTable/select``).
+    private func transaction(from row: [SQLValue]) throws -> DefaultHistoryTransaction {
+        guard case .integer(let token) = row[0], let timestamp = Date(sqlValue: row[1]), case .text(let bundle) = row[3],
+            case .text(let process) = row[4], case .blob(let blob) = row[5]
+        else { throw damagedHistory(row.first) }
+        let author: String? = if case .text(let author) = row[2] { author } else { nil }
+        let changes: [HistoryRecord.Change]
+        do {
+            changes = try HistoryRecord.decode(blob)
+        } catch {
+            throw damagedHistory(row.first)
+        }
+        let storeIdentifier = container.store.identifier
+        return DefaultHistoryTransaction(
+            transactionIdentifier: token, token: DefaultHistoryToken(storeIdentifier: storeIdentifier, value: token), author: author,
+            timestamp: timestamp, storeIdentifier: storeIdentifier, bundleIdentifier: bundle, processIdentifier: process,
+            changes: changes.enumerated().map { historyChange($1, at: Int64($0), in: token) })
+    }
+
+    private func damagedHistory(_ token: SQLValue?) -> ModelKitError {
+        .storedValueMismatch(
+            entity: HistoryTable.name, property: "changes", expected: "a history transaction", found: "damaged data (token \(token ?? .null))")
+    }
+
+    /// One recorded change as SwiftData shows it: a change of the entity's model type, or of
+    /// ``MissingModel`` for an entity the schema no longer has.
+    private func historyChange(_ change: HistoryRecord.Change, at index: Int64, in token: Int64) -> HistoryChange {
+        let entity = container.schema.entity(named: change.entity)
+        let identifier = PersistentIdentifier(entityName: change.entity, storeIdentifier: container.store.identifier, key: .row(change.rowID))
+        func make<Model: PersistentModel>(_: Model.Type) -> HistoryChange {
+            switch change.kind {
+            case .insertRun:
+                return .insert(DefaultHistoryInsert<Model>(changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token))
+            case .update:
+                let keyPaths = change.attributes.compactMap { name in
+                    (entity?.properties.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>).map {
+                        // Key paths are immutable values: sharing them across isolation domains is safe.
+                        unsafeBitCast($0, to: (any PartialKeyPath<Model> & Sendable).self)
+                    }
+                }
+                return .update(
+                    DefaultHistoryUpdate<Model>(
+                        changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token, updatedAttributes: keyPaths))
+            case .delete:
+                let values = (entity?.properties ?? []).compactMap { property -> (keyPath: AnyKeyPath, value: Any)? in
+                    guard let stored = change.preserved[property.name], let value = try? property.codec?.decode(stored) else { return nil }
+                    return (property.keyPath, value)
+                }
+                return .delete(
+                    DefaultHistoryDelete<Model>(
+                        changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token,
+                        tombstone: HistoryTombstone(values: values)))
+            }
+        }
+        let type: any PersistentModel.Type = entity?.type ?? MissingModel.self
+        return make(type)
+    }
+}

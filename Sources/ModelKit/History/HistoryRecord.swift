@@ -1,0 +1,256 @@
+import Foundation
+
+/// The changes of one transaction, packed into one blob of the history table.
+///
+/// The blob starts with a table of the entity and property names it uses, then lists the
+/// changes in the order they were written. Consecutive inserts of one entity with consecutive
+/// keys (a save of many new models) are one run, so recording them costs a few bytes whatever
+/// their number. Integers are LEB128 varints; a deleted model's preserved values are tagged
+/// SQLite values.
+struct HistoryRecord {
+    enum Kind: UInt8 {
+        case insertRun = 0
+        case update = 1
+        case delete = 2
+    }
+
+    /// One decoded change.
+    struct Change: Equatable {
+        var kind: Kind
+        var entity: String
+        var rowID: Int64
+        /// The properties an update wrote.
+        var attributes: [String] = []
+        /// A delete's preserved values, by property name.
+        var preserved: [String: SQLValue] = [:]
+    }
+
+    private var body: [UInt8] = []
+    private var names: [String: UInt64] = [:]
+    private var nameList: [String] = []
+    private var run: (entity: UInt64, start: Int64, count: UInt64)?
+
+    var isEmpty: Bool { body.isEmpty && run == nil }
+
+    mutating func insert(entity: String, rowID: Int64) {
+        let index = name(entity)
+        if let current = run, current.entity == index, current.start &+ Int64(current.count) == rowID {
+            run!.count += 1
+            return
+        }
+        flushRun()
+        run = (index, rowID, 1)
+    }
+
+    mutating func update(entity: String, rowID: Int64, attributes: [String]) {
+        flushRun()
+        body.append(Kind.update.rawValue)
+        appendVarint(name(entity))
+        appendVarint(UInt64(bitPattern: rowID))
+        appendVarint(UInt64(attributes.count))
+        for attribute in attributes { appendVarint(name(attribute)) }
+    }
+
+    mutating func delete(entity: String, rowID: Int64, preserved: [(name: String, value: SQLValue)]) {
+        flushRun()
+        body.append(Kind.delete.rawValue)
+        appendVarint(name(entity))
+        appendVarint(UInt64(bitPattern: rowID))
+        appendVarint(UInt64(preserved.count))
+        for (property, value) in preserved {
+            appendVarint(name(property))
+            append(value)
+        }
+    }
+
+    /// The blob to store.
+    mutating func encoded() -> Data {
+        flushRun()
+        var header: [UInt8] = []
+        Self.appendVarint(UInt64(nameList.count), to: &header)
+        for name in nameList {
+            let utf8 = Array(name.utf8)
+            Self.appendVarint(UInt64(utf8.count), to: &header)
+            header += utf8
+        }
+        return Data(header + body)
+    }
+
+    // MARK: Decoding
+
+    /// The changes `blob` records, with insert runs expanded into one change per row.
+    /// - Throws: ``Damaged`` when the blob is not a record this type wrote.
+    static func decode(_ blob: Data) throws -> [Change] {
+        var changes: [Change] = []
+        try visit(blob) { change, count in
+            if change.kind == .insertRun {
+                for offset in 0..<count {
+                    var row = change
+                    row.rowID = change.rowID &+ Int64(offset)
+                    changes.append(row)
+                }
+            } else {
+                changes.append(change)
+            }
+        }
+        return changes
+    }
+
+    /// The primary keys `blob` inserts, updates and deletes, by entity name: what contexts merge.
+    static func keys(in blob: Data) throws -> StoreChange {
+        var change = StoreChange()
+        try visit(blob) { recorded, count in
+            switch recorded.kind {
+            case .insertRun:
+                change.inserted[recorded.entity, default: []] += (0..<count).map { recorded.rowID &+ Int64($0) }
+            case .update: change.updated[recorded.entity, default: []].append(recorded.rowID)
+            case .delete: change.deleted[recorded.entity, default: []].append(recorded.rowID)
+            }
+        }
+        return change
+    }
+
+    /// A blob that cannot be decoded.
+    struct Damaged: Error {}
+
+    /// Calls `body` with each recorded change; an insert run comes once, with its row count.
+    private static func visit(_ blob: Data, _ body: (Change, UInt64) throws -> Void) throws {
+        var reader = Reader(bytes: [UInt8](blob))
+        let nameCount = try reader.varint()
+        var names: [String] = []
+        for _ in 0..<nameCount {
+            let length = try reader.count()
+            names.append(String(decoding: try reader.take(length), as: UTF8.self))
+        }
+        func name() throws -> String {
+            let index = try reader.varint()
+            guard index < names.count else { throw Damaged() }
+            return names[Int(index)]
+        }
+        while !reader.isAtEnd {
+            guard let kind = Kind(rawValue: try reader.byte()) else { throw Damaged() }
+            var change = Change(kind: kind, entity: try name(), rowID: Int64(bitPattern: try reader.varint()))
+            switch kind {
+            case .insertRun:
+                let count = try reader.varint()
+                guard (1...UInt64(UInt32.max)).contains(count) else { throw Damaged() }
+                try body(change, count)
+            case .update:
+                for _ in 0..<(try reader.count()) { change.attributes.append(try name()) }
+                try body(change, 1)
+            case .delete:
+                for _ in 0..<(try reader.count()) {
+                    let property = try name()
+                    change.preserved[property] = try reader.value()
+                }
+                try body(change, 1)
+            }
+        }
+    }
+
+    // MARK: Encoding helpers
+
+    private mutating func name(_ text: String) -> UInt64 {
+        if let index = names[text] { return index }
+        let index = UInt64(nameList.count)
+        names[text] = index
+        nameList.append(text)
+        return index
+    }
+
+    private mutating func flushRun() {
+        guard let current = run else { return }
+        run = nil
+        body.append(Kind.insertRun.rawValue)
+        appendVarint(current.entity)
+        appendVarint(UInt64(bitPattern: current.start))
+        appendVarint(current.count)
+    }
+
+    private mutating func appendVarint(_ value: UInt64) {
+        Self.appendVarint(value, to: &body)
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    private mutating func append(_ value: SQLValue) {
+        switch value {
+        case .null:
+            body.append(0)
+        case .integer(let integer):
+            body.append(1)
+            appendVarint(UInt64(bitPattern: integer))
+        case .real(let real):
+            body.append(2)
+            withUnsafeBytes(of: real.bitPattern.littleEndian) { body += $0 }
+        case .text(let text):
+            body.append(3)
+            let utf8 = Array(text.utf8)
+            appendVarint(UInt64(utf8.count))
+            body += utf8
+        case .blob(let data):
+            body.append(4)
+            appendVarint(UInt64(data.count))
+            body += data
+        }
+    }
+
+    /// Reads a blob front to back, throwing ``Damaged`` at any inconsistency.
+    private struct Reader {
+        let bytes: [UInt8]
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func byte() throws -> UInt8 {
+            guard offset < bytes.count else { throw Damaged() }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        mutating func varint() throws -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let next = try byte()
+                guard shift < 64 else { throw Damaged() }
+                value |= UInt64(next & 0x7F) << shift
+                if next < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        /// A varint that counts bytes or items still to come: never more than the blob holds.
+        mutating func count() throws -> Int {
+            let value = try varint()
+            guard value <= UInt64(bytes.count - offset) else { throw Damaged() }
+            return Int(value)
+        }
+
+        mutating func take(_ count: Int) throws -> ArraySlice<UInt8> {
+            guard count <= bytes.count - offset else { throw Damaged() }
+            defer { offset += count }
+            return bytes[offset..<offset + count]
+        }
+
+        mutating func value() throws -> SQLValue {
+            switch try byte() {
+            case 0: return .null
+            case 1: return .integer(Int64(bitPattern: try varint()))
+            case 2:
+                let raw = try take(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                return .real(Double(bitPattern: raw))
+            case 3: return .text(String(decoding: try take(try count()), as: UTF8.self))
+            case 4: return .blob(Data(try take(try count())))
+            default: throw Damaged()
+            }
+        }
+    }
+}

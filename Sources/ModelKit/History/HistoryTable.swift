@@ -1,0 +1,106 @@
+import Foundation
+
+/// The store's history: one row per transaction, in the same SQLite transaction as its data, so
+/// that data and history never disagree, not even after a crash.
+///
+/// `token` is an `AUTOINCREMENT` key, so numbers are never reused, even after the newest
+/// transactions are deleted. The changes of a transaction are one ``HistoryRecord`` blob.
+enum HistoryTable {
+    static let name = "_modelkit_history"
+    /// The `_modelkit_store` key under which the newest token ``ModelContext/deleteHistory(_:)``
+    /// removed is kept: a reader resuming from an older token has missed transactions.
+    static let deletedThroughKey = "historyDeletedThrough"
+
+    static let create = """
+        CREATE TABLE IF NOT EXISTS \(name) (
+            token INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, author TEXT,
+            bundle TEXT NOT NULL, process TEXT NOT NULL, changes BLOB NOT NULL)
+        """
+    private static let insert = "INSERT INTO \(name) (timestamp, author, bundle, process, changes) VALUES (?, ?, ?, ?, ?)"
+    static let select = "SELECT token, timestamp, author, bundle, process, changes FROM \(name)"
+
+    /// Who is saving, as every transaction of this process records it.
+    private static let bundle = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    private static let process = String(ProcessInfo.processInfo.processIdentifier)
+
+    /// The history's columns by key path of ``DefaultHistoryTransaction``, for predicates.
+    static func columns(storeIdentifier: String) -> [AnyKeyPath: SQLFragment] {
+        [
+            \DefaultHistoryTransaction.token: SQLFragment("token", type: Int64.self),
+            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment("token", type: Int64.self),
+            \DefaultHistoryTransaction.timestamp: SQLFragment("timestamp", type: Date.self),
+            \DefaultHistoryTransaction.author: SQLFragment("author", type: String?.self),
+            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment("bundle", type: String.self),
+            \DefaultHistoryTransaction.processIdentifier: SQLFragment("process", type: String.self),
+            \DefaultHistoryTransaction.storeIdentifier: SQLFragment("?", bindings: [.text(storeIdentifier)], type: String.self),
+        ]
+    }
+
+    /// Whether the store has a history table.
+    static func exists(in connection: Connection) throws -> Bool {
+        try !connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").rows([.text(name)]).isEmpty
+    }
+
+    /// Records one transaction and returns its token. Call inside the transaction that writes the
+    /// data the record describes.
+    static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
+        try connection.statement(insert).run([
+            Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded()),
+        ])
+        return connection.lastInsertedRowID
+    }
+
+    /// The newest token ever given out, deleted or not; 0 for an empty history.
+    static func newestToken(in connection: Connection) throws -> Int64 {
+        let rows = try connection.statement("SELECT seq FROM sqlite_sequence WHERE name = ?").rows([.text(name)])
+        guard case .integer(let token)? = rows.first?.first else { return 0 }
+        return token
+    }
+
+    /// The newest token ``ModelContext/deleteHistory(_:)`` has removed; 0 if none.
+    static func deletedThrough(in connection: Connection) throws -> Int64 {
+        let rows = try connection.statement("SELECT value FROM \(Migrator.storeTable) WHERE key = ?").rows([.text(deletedThroughKey)])
+        guard case .text(let text)? = rows.first?.first else { return 0 }
+        return Int64(text) ?? 0
+    }
+
+    /// Deletes the transactions `condition` matches (all of them when nil), and remembers the
+    /// newest token deleted. Call inside a write transaction.
+    static func delete(where condition: SQLFragment?, in connection: Connection) throws {
+        let whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) } ?? SQLFragment("")
+        let deleted = try connection.statement("DELETE FROM \(name)\(whereClause.text) RETURNING token")
+        try deleted.bind(whereClause.bindings)
+        guard let newest = try deleted.int64s().max() else { return }
+        guard newest > (try deletedThrough(in: connection)) else { return }
+        try connection.statement("INSERT OR REPLACE INTO \(Migrator.storeTable) VALUES (?, ?)")
+            .run([.text(deletedThroughKey), .text(String(newest))])
+    }
+
+    /// Deletes the whole history, after a commit that changed data without recording which rows
+    /// (``ModelContainer/deleteAllData()``): every token given out so far expires, so no reader
+    /// resumes as if it had missed nothing. Call inside a write transaction.
+    static func deleteAll(in connection: Connection) throws {
+        try connection.execute("DELETE FROM \(name)")
+        try connection.statement("INSERT OR REPLACE INTO \(Migrator.storeTable) VALUES (?, ?)")
+            .run([.text(deletedThroughKey), .text(String(try newestToken(in: connection) + 1))])
+    }
+
+    /// What the transactions after `token` changed, merged, for the contexts of another process,
+    /// and the newest token read. Nil when the history cannot say (no transaction follows
+    /// `token`, or one is missing: deleted, or the commit was made by a program that records no
+    /// history), and everything must be assumed changed.
+    static func changes(after token: Int64, in connection: Connection) throws -> (change: StoreChange, newest: Int64)? {
+        let statement = try connection.statement("SELECT token, changes FROM \(name) WHERE token > ? ORDER BY token")
+        var merged = StoreChange()
+        var newest = token
+        for row in try statement.rows([.integer(token)]) {
+            guard case .integer(newest + 1) = row[0], case .blob(let blob) = row[1] else { return nil }
+            let change = try HistoryRecord.keys(in: blob)
+            merged.inserted.merge(change.inserted, uniquingKeysWith: +)
+            merged.updated.merge(change.updated, uniquingKeysWith: +)
+            merged.deleted.merge(change.deleted, uniquingKeysWith: +)
+            newest += 1
+        }
+        return newest > token ? (merged, newest) : nil
+    }
+}

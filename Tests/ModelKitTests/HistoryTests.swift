@@ -1,0 +1,251 @@
+import Foundation
+import ModelKit
+import Testing
+
+@Model final class Trip {
+    @Attribute(.preserveValueOnDeletion) var name: String
+    var nights: Int
+    @Attribute(.preserveValueOnDeletion) var note: String?
+
+    init(name: String, nights: Int, note: String? = nil) {
+        self.name = name
+        self.nights = nights
+        self.note = note
+    }
+}
+
+typealias Transactions = HistoryDescriptor<DefaultHistoryTransaction>
+
+/// What a change is, for comparing a transaction's changes with what a test expects.
+private func describe(_ change: HistoryChange) -> String {
+    switch change {
+    case .insert(let insert): "insert \(insert.changedPersistentIdentifier)"
+    case .update(let update): "update \(update.changedPersistentIdentifier)"
+    case .delete(let delete): "delete \(delete.changedPersistentIdentifier)"
+    }
+}
+
+/// SwiftData's history API on ModelKit stores: one transaction per save, in the save's SQLite
+/// transaction, read by any container, resumable by token.
+@Suite struct HistoryTests {
+    @Test(arguments: StoreKind.allCases)
+    func eachSaveRecordsOneTransactionWithItsInsertsUpdatesAndDeletesInOrder(kind: StoreKind) throws {
+        let store = try TemporaryStore()
+        let container = kind == .onDisk ? try store.container(for: Trip.self) : try inMemoryContainer(for: Trip.self)
+        let context = ModelContext(container)
+        let kept = Trip(name: "Lisbon", nights: 3)
+        let dropped = Trip(name: "Oslo", nights: 2, note: "cold")
+        context.insert(kept)
+        context.insert(dropped)
+        try context.save()
+        let droppedID = dropped.persistentModelID
+        kept.nights = 4
+        context.delete(dropped)
+        let added = Trip(name: "Porto", nights: 1)
+        context.insert(added)
+        try context.save()
+
+        let history = try context.fetchHistory(Transactions())
+        try #require(history.count == 2)
+        #expect(history[0].changes.map(describe) == ["insert \(kept.persistentModelID)", "insert \(droppedID)"])
+        #expect(history[1].changes.map(describe) == ["insert \(added.persistentModelID)", "update \(kept.persistentModelID)", "delete \(droppedID)"])
+        guard case .update(let update as DefaultHistoryUpdate<Trip>) = history[1].changes[1] else {
+            Issue.record("the second change is not an update of a Trip")
+            return
+        }
+        #expect(update.updatedAttributes.count == 1)
+        #expect(update.updatedAttributes.first.map { $0 == \Trip.nights } == true)
+        guard case .delete(let deletion as DefaultHistoryDelete<Trip>) = history[1].changes[2] else {
+            Issue.record("the third change is not a delete of a Trip")
+            return
+        }
+        #expect(deletion.tombstone[\.name] as? String == "Oslo")
+        #expect(deletion.tombstone[\.note] as? String == "cold")
+        #expect(deletion.tombstone[\.nights] == nil, "nights is not preserved")
+        #expect(history[0].token < history[1].token)
+        #expect(history[1].changes.allSatisfy { $0.changedPersistentIdentifier.storeIdentifier == history[1].storeIdentifier })
+    }
+
+    @Test func tokensResumeAReaderWhereItLeftOffAfterAJSONRoundTrip() throws {
+        let context = ModelContext(try inMemoryContainer(for: Trip.self))
+        for name in ["a", "b", "c"] {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+        }
+        let all = try context.fetchHistory(Transactions())
+        #expect(all.map(\.token) == all.map(\.token).sorted())
+        let kept = try JSONEncoder().encode(all[1].token)
+        let token = try JSONDecoder().decode(DefaultHistoryToken.self, from: kept)
+        #expect(token == all[1].token)
+        let rest = try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
+        #expect(rest.map(\.transactionIdentifier) == [all[2].transactionIdentifier])
+        context.insert(Trip(name: "d", nights: 1))
+        try context.save()
+        let next = try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
+        #expect(next.count == 2)
+    }
+
+    @Test func historyIsReadByASecondContainerOnTheSameFileAndAfterReopening() throws {
+        let store = try TemporaryStore()
+        var written: [DefaultHistoryTransaction] = []
+        do {
+            let context = ModelContext(try store.container(for: Trip.self))
+            context.author = "importer"
+            context.insert(Trip(name: "Rome", nights: 2))
+            try context.save()
+            written = try context.fetchHistory(Transactions())
+            let other = ModelContext(try store.container(for: Trip.self))
+            #expect(try other.fetchHistory(Transactions()) == written)
+        }
+        let reopened = ModelContext(try store.container(for: Trip.self))
+        let read = try reopened.fetchHistory(Transactions())
+        #expect(read == written)
+        #expect(read.first?.author == "importer")
+        #expect(read.first?.token == written.first?.token)
+        #expect(read.first?.changes.map(describe) == written.first?.changes.map(describe))
+    }
+
+    @Test func authorPredicatesSelectTransactionsInSQL() throws {
+        let container = try inMemoryContainer(for: Trip.self)
+        for author in ["sync", nil, "widget"] {
+            let context = ModelContext(container)
+            context.author = author
+            context.insert(Trip(name: author ?? "app", nights: 1))
+            try context.save()
+        }
+        let reader = ModelContext(container)
+        var statements: [String] = []
+        reader.statementTrace = { statements.append($0) }
+        #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author == "sync" })).map(\.author) == ["sync"])
+        #expect(statements.last?.contains("WHERE (author IS ?)") == true)
+        #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author != "sync" })).map(\.author) == [nil, "widget"])
+        #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author == nil })).count == 1)
+    }
+
+    @Test func sortingLimitsAndTimestampsWork() throws {
+        let context = ModelContext(try inMemoryContainer(for: Trip.self))
+        let before = Date()
+        for name in ["a", "b", "c"] {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+        }
+        var newest = Transactions(sortBy: [SortDescriptor(\.token, order: .reverse)])
+        newest.fetchLimit = 1
+        let all = try context.fetchHistory(Transactions())
+        #expect(try context.fetchHistory(newest) == [all[2]])
+        #expect(try context.fetchHistory(Transactions(predicate: #Predicate { $0.timestamp >= before })).count == 3)
+        #expect(all.allSatisfy { $0.timestamp >= before && $0.timestamp <= Date() })
+        // A predicate on the changes has no SQL translation: it runs in Swift, with the same answer.
+        #expect(try context.fetchHistory(Transactions(predicate: #Predicate { $0.changes.count == 1 })).count == 3)
+    }
+
+    @Test func deleteHistoryRemovesOldTransactionsAndLeavesTheData() throws {
+        let context = ModelContext(try inMemoryContainer(for: Trip.self))
+        for name in ["a", "b", "c"] {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+        }
+        let all = try context.fetchHistory(Transactions())
+        let first = all[0].token
+        let second = all[1].token
+        try context.deleteHistory(Transactions(predicate: #Predicate { $0.token <= second }))
+        #expect(try context.fetchHistory(Transactions()) == [all[2]])
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 3)
+        // A reader that stopped at the second transaction missed nothing; one that stopped at the first did.
+        #expect(try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > second })).count == 1)
+        #expect(throws: ModelKitError.self) { try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > first })) }
+        context.insert(Trip(name: "d", nights: 1))
+        try context.save()
+        #expect(try context.fetchHistory(Transactions()).first?.token == all[2].token, "tokens are never reused")
+        #expect(try context.fetchHistory(Transactions()).last.map { $0.token > all[2].token } == true)
+    }
+
+    @Test func aBatchDeleteRecordsItsDeletionsWithTombstones() throws {
+        let context = ModelContext(try inMemoryContainer(for: Trip.self))
+        for (name, nights) in [("Lyon", 1), ("Nice", 5), ("Metz", 7)] { context.insert(Trip(name: name, nights: nights)) }
+        try context.save()
+        try context.delete(model: Trip.self, where: #Predicate { $0.nights > 2 })
+        let last = try #require(try context.fetchHistory(Transactions()).last)
+        let names = last.changes.compactMap { change -> String? in
+            guard case .delete(let deletion as DefaultHistoryDelete<Trip>) = change else { return nil }
+            return deletion.tombstone[\.name] as? String
+        }
+        #expect(names.sorted() == ["Metz", "Nice"])
+        #expect(last.changes.count == 2)
+    }
+
+    @Test func deleteAllDataDeletesTheHistoryAndExpiresOlderTokens() throws {
+        let container = try inMemoryContainer(for: Trip.self)
+        let context = ModelContext(container)
+        context.insert(Trip(name: "a", nights: 1))
+        try context.save()
+        let token = try #require(try context.fetchHistory(Transactions()).last?.token)
+        try container.deleteAllData()
+        #expect(try context.fetchHistory(Transactions()).isEmpty)
+        #expect {
+            try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
+        } throws: { error in
+            if case .historyTokenExpired(token)? = error as? ModelKitError { return true }
+            return false
+        }
+    }
+
+    @Test func aTokenOfAnotherStoreIsRefused() throws {
+        let one = ModelContext(try inMemoryContainer(for: Trip.self))
+        one.insert(Trip(name: "a", nights: 1))
+        try one.save()
+        let token = try #require(try one.fetchHistory(Transactions()).last?.token)
+        let other = ModelContext(try inMemoryContainer(for: Trip.self))
+        #expect {
+            try other.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
+        } throws: { error in
+            if case .historyTokenOfAnotherStore? = error as? ModelKitError { return true }
+            return false
+        }
+    }
+
+    @Test func aSaveThatFailsRecordsNoHistory() throws {
+        let container = try inMemoryContainer(for: Trip.self)
+        let a = ModelContext(container)
+        let trip = Trip(name: "a", nights: 1)
+        a.insert(trip)
+        try a.save()
+        let b = ModelContext(container)
+        b.delete(try #require(b.model(for: trip.persistentModelID) as? Trip))
+        try b.save()
+        trip.nights = 2
+        #expect(throws: ModelKitError.self) { try a.save() }
+        #expect(try a.fetchHistory(Transactions()).count == 2)
+    }
+
+    @Test func aDamagedRecordIsATypedErrorNotACrash() throws {
+        let store = try TemporaryStore()
+        let context = ModelContext(try store.container(for: Trip.self))
+        context.insert(Trip(name: "a", nights: 1))
+        try context.save()
+        _ = try store.sql("UPDATE _modelkit_history SET changes = x'0105'")
+        let reader = ModelContext(try store.container(for: Trip.self))
+        #expect {
+            try reader.fetchHistory(Transactions())
+        } throws: { error in
+            if case .storedValueMismatch(entity: "_modelkit_history", property: "changes", _, _)? = error as? ModelKitError { return true }
+            return false
+        }
+    }
+
+    @Test func changesOfAnEntityTheSchemaNoLongerHasAreMissingModelChanges() throws {
+        let store = try TemporaryStore()
+        do {
+            let context = ModelContext(try store.container(for: Trip.self, TodoItem.self))
+            context.insert(TodoItem(title: "gone later"))
+            try context.save()
+        }
+        let history = try ModelContext(try store.container(for: Trip.self)).fetchHistory(Transactions())
+        guard case .insert(let insert)? = history.first?.changes.first else {
+            Issue.record("no insert recorded")
+            return
+        }
+        #expect(insert is DefaultHistoryInsert<MissingModel>)
+        #expect(insert.changedPersistentIdentifier.entityName == "TodoItem")
+    }
+}
