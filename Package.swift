@@ -93,7 +93,7 @@ var targets: [Target] = [
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "TestSupport"] + swiftDataDependency),
+    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "modelkit-crash-writer", "TestSupport"] + swiftDataDependency),
     .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
     .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "TestSupport"] + swiftDataDependency),
 ]

@@ -1,12 +1,15 @@
 import Foundation
-import ModelKit
+@_spi(Benchmarks) import ModelKit
 
 /// Each case through ModelKit, as an app would write it.
 final class EngineStore {
     let container: ModelContainer
 
-    init(url: URL) throws {
-        container = try ModelContainer(for: BenchItem.self, BenchParent.self, configurations: ModelConfiguration(url: url))
+    /// A store at `url`; `recordsHistory: false` turns history off, to measure what it costs.
+    init(url: URL, recordsHistory: Bool = true) throws {
+        var configuration = ModelConfiguration(url: url)
+        configuration.recordsHistory = recordsHistory
+        container = try ModelContainer(for: BenchItem.self, BenchParent.self, configurations: configuration)
     }
 
     func insert(_ count: Int) throws {

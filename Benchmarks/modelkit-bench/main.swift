@@ -5,6 +5,8 @@
 // Each case does the same work through ModelKit and through raw SQLite C calls into plain structs,
 // on on-disk stores in a temporary directory with the same schema and indexes. Each runs R times
 // (5 by default); the table shows medians, their ratio, and each side's peak resident memory.
+// One case compares ModelKit with itself: insert_history_vs_off puts ModelKit with its history
+// turned off in the raw column, to show what recording history costs.
 
 import Foundation
 
@@ -85,6 +87,25 @@ func measure(
         enginePeakMegabytes: enginePeak, rawPeakMegabytes: rawPeak)
 }
 
+/// Times `runs` runs of each side, alternating, for two sides so alike that drift in the
+/// machine's speed over a run would otherwise decide the ratio. No peak memory: the sides share it.
+func measureAlternating(
+    _ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double
+) rethrows -> CaseResult? {
+    if let only = options.only, only != name { return nil }
+    var engineRuns: [Double] = []
+    var rawRuns: [Double] = []
+    for _ in 0..<options.runs {
+        engineRuns.append(try engine())
+        rawRuns.append(try raw())
+    }
+    let engineSeconds = median(engineRuns)
+    let rawSeconds = median(rawRuns)
+    return CaseResult(
+        name: name, engineSeconds: engineSeconds, rawSeconds: rawSeconds, ratio: engineSeconds / rawSeconds,
+        enginePeakMegabytes: nil, rawPeakMegabytes: nil)
+}
+
 func run(_ options: Options) throws -> [CaseResult] {
     let n = options.rows
     var results: [CaseResult] = []
@@ -100,6 +121,20 @@ func run(_ options: Options) throws -> [CaseResult] {
                 let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
                 raw.createSchema()
                 return seconds { raw.insert(n) }
+            }
+        })
+
+    // What recording history costs: the same insert with history on, and (in the raw column) off.
+    results.appendIfPresent(
+        try measureAlternating("insert_history_vs_off", options) {
+            try withTemporaryDirectory { directory in
+                let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+                return try seconds { try engine.insert(n) }
+            }
+        } raw: {
+            try withTemporaryDirectory { directory in
+                let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"), recordsHistory: false)
+                return try seconds { try engine.insert(n) }
             }
         })
 

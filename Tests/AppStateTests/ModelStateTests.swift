@@ -15,6 +15,17 @@ final class Item {
     }
 }
 
+/// The model `modelkit-crash-writer` saves, as this process reads it.
+@Model
+final class Entry {
+    var number: Int
+    var payload: String
+    init(number: Int, payload: String) {
+        self.number = number
+        self.payload = payload
+    }
+}
+
 @Model
 final class Tag {
     var name: String
@@ -55,6 +66,7 @@ extension Application {
         }())
     }
     var tags: ModelState<Tag> { modelState(container: \.modelContainer, id: "tags") }
+    var entries: ModelState<Entry> { modelState(container: \.modelContainer, id: "entries") }
 }
 
 @MainActor
@@ -241,6 +253,34 @@ final class FireCount: @unchecked Sendable {
             #expect(itemsChanged.value == 1)
         }
     }
+
+    #if !canImport(Darwin)
+    /// On ModelKit, a read keeps the store watched until the next change, so another process's
+    /// save fires the observer without anyone reading.
+    @Test func aSaveByAnotherProcessFiresTheObserverWithinOneSecond() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ModelStateTests-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("entries.store")
+        let container = try ModelContainer(for: Entry.self, configurations: ModelConfiguration(url: url))
+        try withModelState(container: container) { _, _ in
+            let fired = FireCount()
+            withObservationTracking { _ = Application.modelState(\.entries).models } onChange: { fired.fire() }
+
+            let writer = Process()
+            writer.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
+            writer.arguments = [url.path, "1"]
+            writer.standardOutput = FileHandle.nullDevice
+            try writer.run()
+            writer.waitUntilExit()
+            let exited = Date()
+            #expect(writer.terminationStatus == 0)
+            while fired.value == 0, Date().timeIntervalSince(exited) < 5 { usleep(10_000) }
+            #expect(fired.value == 1)
+            #expect(Date().timeIntervalSince(exited) < 1, "fired within a second of the other process's commit")
+            #expect(Application.modelState(\.entries).models.count == 20)
+        }
+    }
+    #endif
 
     @Test func savesOfAnotherContainerDoNotFire() throws {
         try withModelState { _, _ in

@@ -60,7 +60,8 @@ extension Schema {
             case externalStorage
             /// Accepted for SwiftData compatibility; ModelKit has no CloudKit sync.
             case allowsCloudEncryption
-            /// Accepted for SwiftData compatibility; ModelKit keeps no history of deletions.
+            /// A deleted model's value for this property is kept in the history, in the
+            /// delete's ``HistoryTombstone``.
             case preserveValueOnDeletion
         }
 
