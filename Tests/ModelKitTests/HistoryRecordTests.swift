@@ -19,7 +19,7 @@ import Testing
         ]
         record.delete(entity: "Trip", rowID: 9, preserved: values.enumerated().map { ("p\($0.offset)", $0.element) })
         let changes = try HistoryRecord.decode(record.encoded())
-        #expect(changes.map(\.kind) == [.insertRun, .insertRun, .insertRun, .insertRun, .update, .delete])
+        #expect(changes.map(\.kind) == [.insert, .insert, .insert, .insert, .update, .delete])
         #expect(changes.map(\.entity) == ["Trip", "Trip", "Note", "Trip", "Trip", "Trip"])
         #expect(changes.map(\.rowID) == [1, 2, 3, Int64.max, Int64.min, 9])
         #expect(changes[4].attributes == ["name", "nights", "é 名前"])
@@ -32,13 +32,16 @@ import Testing
         #expect(value.isNaN)
     }
 
-    @Test func consecutiveInsertsAreOneRunWhateverTheirNumber() throws {
+    @Test func consecutiveInsertsAndDeletesAreOneRunEachWhateverTheirNumber() throws {
         var record = HistoryRecord()
         for rowID in Int64(1)...100_000 { record.insert(entity: "Trip", rowID: rowID) }
+        for rowID in Int64(1)...100_000 { record.delete(entity: "Trip", rowID: rowID, preserved: []) }
         let blob = record.encoded()
-        #expect(blob.count < 20)
+        #expect(blob.count < 30)
         let keys = try HistoryRecord.keys(in: blob)
         #expect(keys.inserted["Trip"] == Array(1...100_000))
+        #expect(keys.deleted["Trip"] == Array(1...100_000))
+        #expect(try HistoryRecord.decode(blob).count == 200_000)
     }
 
     @Test(arguments: [[UInt8](), [1, 4, 84, 114, 105, 112, 7], [1, 4, 84, 114, 105, 112, 0, 0], [0, 2, 1, 1, 1], [1, 1, 65, 0, 0, 0xFF]])

@@ -71,9 +71,9 @@ struct BatchDeletion {
     mutating func recordDeleted(_ keys: [Int64], of entity: Schema.Entity, tombstones: [SQLValue: [SQLValue]] = [:]) {
         deleted[entity.name, default: []] += keys
         let names = entity.sql.preservedColumns.map { entity.properties[$0].name }
+        guard !names.isEmpty else { return history.delete(entity: entity.name, rowIDs: keys) }
         for key in keys {
-            let values = tombstones[.integer(key)] ?? []
-            history.delete(entity: entity.name, rowID: key, preserved: Array(zip(names, values)))
+            history.delete(entity: entity.name, rowID: key, preserved: Array(zip(names, tombstones[.integer(key)] ?? [])))
         }
     }
 

@@ -137,7 +137,7 @@ extension ModelContext {
         let identifier = PersistentIdentifier(entityName: change.entity, storeIdentifier: container.store.identifier, key: .row(change.rowID))
         func make<Model: PersistentModel>(_: Model.Type) -> HistoryChange {
             switch change.kind {
-            case .insertRun:
+            case .insert:
                 return .insert(DefaultHistoryInsert<Model>(changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token))
             case .update:
                 let keyPaths = change.attributes.compactMap { name in

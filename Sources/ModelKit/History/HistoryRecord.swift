@@ -3,15 +3,21 @@ import Foundation
 /// The changes of one transaction, packed into one blob of the history table.
 ///
 /// The blob starts with a table of the entity and property names it uses, then lists the
-/// changes in the order they were written. Consecutive inserts of one entity with consecutive
-/// keys (a save of many new models) are one run, so recording them costs a few bytes whatever
-/// their number. Integers are LEB128 varints; a deleted model's preserved values are tagged
-/// SQLite values.
+/// changes in the order they were written. Consecutive inserts (or deletes without preserved
+/// values) of one entity with consecutive keys, as a save of many new models or a batch delete
+/// makes, are one run, so recording them costs a few bytes whatever their number. Integers are
+/// LEB128 varints; a deleted model's preserved values are tagged SQLite values.
 struct HistoryRecord {
-    enum Kind: UInt8 {
+    enum Kind: Equatable {
+        case insert, update, delete
+    }
+
+    /// How each entry of the blob starts.
+    private enum Tag: UInt8 {
         case insertRun = 0
         case update = 1
         case delete = 2
+        case deleteRun = 3
     }
 
     /// One decoded change.
@@ -28,23 +34,32 @@ struct HistoryRecord {
     private var body: [UInt8] = []
     private var names: [String: UInt64] = [:]
     private var nameList: [String] = []
-    private var run: (entity: UInt64, start: Int64, count: UInt64)?
+    private var run: (tag: Tag, entity: UInt64, start: Int64, count: UInt64)?
 
     var isEmpty: Bool { body.isEmpty && run == nil }
 
     mutating func insert(entity: String, rowID: Int64) {
+        extendRun(.insertRun, entity: name(entity), rowID: rowID)
+    }
+
+    /// Deletes of rows without preserved values, as a batch delete makes them.
+    mutating func delete(entity: String, rowIDs: [Int64]) {
         let index = name(entity)
-        if let current = run, current.entity == index, current.start &+ Int64(current.count) == rowID {
+        for rowID in rowIDs { extendRun(.deleteRun, entity: index, rowID: rowID) }
+    }
+
+    private mutating func extendRun(_ tag: Tag, entity index: UInt64, rowID: Int64) {
+        if let current = run, current.tag == tag, current.entity == index, current.start &+ Int64(current.count) == rowID {
             run!.count += 1
             return
         }
         flushRun()
-        run = (index, rowID, 1)
+        run = (tag, index, rowID, 1)
     }
 
     mutating func update(entity: String, rowID: Int64, attributes: [String]) {
         flushRun()
-        body.append(Kind.update.rawValue)
+        body.append(Tag.update.rawValue)
         appendVarint(name(entity))
         appendVarint(UInt64(bitPattern: rowID))
         appendVarint(UInt64(attributes.count))
@@ -52,8 +67,9 @@ struct HistoryRecord {
     }
 
     mutating func delete(entity: String, rowID: Int64, preserved: [(name: String, value: SQLValue)]) {
+        guard !preserved.isEmpty else { return extendRun(.deleteRun, entity: name(entity), rowID: rowID) }
         flushRun()
-        body.append(Kind.delete.rawValue)
+        body.append(Tag.delete.rawValue)
         appendVarint(name(entity))
         appendVarint(UInt64(bitPattern: rowID))
         appendVarint(UInt64(preserved.count))
@@ -78,19 +94,15 @@ struct HistoryRecord {
 
     // MARK: Decoding
 
-    /// The changes `blob` records, with insert runs expanded into one change per row.
+    /// The changes `blob` records, with runs expanded into one change per row.
     /// - Throws: ``Damaged`` when the blob is not a record this type wrote.
     static func decode(_ blob: Data) throws -> [Change] {
         var changes: [Change] = []
         try visit(blob) { change, count in
-            if change.kind == .insertRun {
-                for offset in 0..<count {
-                    var row = change
-                    row.rowID = change.rowID &+ Int64(offset)
-                    changes.append(row)
-                }
-            } else {
-                changes.append(change)
+            for offset in 0..<count {
+                var row = change
+                row.rowID = change.rowID &+ Int64(offset)
+                changes.append(row)
             }
         }
         return changes
@@ -100,11 +112,11 @@ struct HistoryRecord {
     static func keys(in blob: Data) throws -> StoreChange {
         var change = StoreChange()
         try visit(blob) { recorded, count in
+            let keys = (0..<count).map { recorded.rowID &+ Int64($0) }
             switch recorded.kind {
-            case .insertRun:
-                change.inserted[recorded.entity, default: []] += (0..<count).map { recorded.rowID &+ Int64($0) }
-            case .update: change.updated[recorded.entity, default: []].append(recorded.rowID)
-            case .delete: change.deleted[recorded.entity, default: []].append(recorded.rowID)
+            case .insert: change.inserted[recorded.entity, default: []] += keys
+            case .update: change.updated[recorded.entity, default: []] += keys
+            case .delete: change.deleted[recorded.entity, default: []] += keys
             }
         }
         return change
@@ -113,7 +125,7 @@ struct HistoryRecord {
     /// A blob that cannot be decoded.
     struct Damaged: Error {}
 
-    /// Calls `body` with each recorded change; an insert run comes once, with its row count.
+    /// Calls `body` with each recorded change; a run comes once, with its row count.
     private static func visit(_ blob: Data, _ body: (Change, UInt64) throws -> Void) throws {
         var reader = Reader(bytes: [UInt8](blob))
         let nameCount = try reader.varint()
@@ -128,10 +140,15 @@ struct HistoryRecord {
             return names[Int(index)]
         }
         while !reader.isAtEnd {
-            guard let kind = Kind(rawValue: try reader.byte()) else { throw Damaged() }
+            guard let tag = Tag(rawValue: try reader.byte()) else { throw Damaged() }
+            let kind: Kind = switch tag {
+            case .insertRun: .insert
+            case .update: .update
+            case .delete, .deleteRun: .delete
+            }
             var change = Change(kind: kind, entity: try name(), rowID: Int64(bitPattern: try reader.varint()))
-            switch kind {
-            case .insertRun:
+            switch tag {
+            case .insertRun, .deleteRun:
                 let count = try reader.varint()
                 guard (1...UInt64(UInt32.max)).contains(count) else { throw Damaged() }
                 try body(change, count)
@@ -161,7 +178,7 @@ struct HistoryRecord {
     private mutating func flushRun() {
         guard let current = run else { return }
         run = nil
-        body.append(Kind.insertRun.rawValue)
+        body.append(current.tag.rawValue)
         appendVarint(current.entity)
         appendVarint(UInt64(bitPattern: current.start))
         appendVarint(current.count)
