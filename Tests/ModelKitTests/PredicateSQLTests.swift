@@ -56,7 +56,7 @@ import Testing
         #expect(fragment.text == #"("Ticket"."kind" IN (?, ?))"#)
         #expect(fragment.bindings == [.text("bug"), .text("idea")])
         let none: [Int] = []
-        #expect(try sql(#Predicate { none.contains($0.count) }).text == "0")
+        #expect(try sql(#Predicate { none.contains($0.count) }).text == "(1 = 0)")
     }
 
     @Test func enumsCompareByRawValue() throws {
@@ -91,7 +91,7 @@ import Testing
 
     @Test func floatingComparisonsExcludeNaN() throws {
         let fragment = try sql(#Predicate { $0.score > 1.5 })
-        #expect(fragment.text == #"(("Ticket"."score" > ?) AND typeof("Ticket"."score") <> 'blob' AND typeof(?) <> 'blob')"#)
+        #expect(fragment.text == #"(("Ticket"."score" > ?) AND NOT (typeof("Ticket"."score") = 'blob') AND NOT (typeof(?) = 'blob'))"#)
         #expect(fragment.bindings == [.real(1.5), .real(1.5)])
     }
 

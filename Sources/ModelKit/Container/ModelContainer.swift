@@ -13,8 +13,8 @@ import Synchronization
 public final class ModelContainer: Sendable {
     /// The model types the container stores.
     public let schema: Schema
-    /// The configurations the container was created with. ModelKit stores every entity in the
-    /// first configuration's store.
+    /// The SQLite configurations the container was created with (none for another database).
+    /// ModelKit stores every entity in the first configuration's store.
     public let configurations: Set<ModelConfiguration>
     let store: Store
     private let main = Mutex<MainContextBox?>(nil)
@@ -29,10 +29,16 @@ public final class ModelContainer: Sendable {
     /// - Throws: ``ModelKitError/migrationFailed(stage:underlying:)`` when a stage fails (the store
     ///   is left as it was), ``ModelKitError/unknownStoreVersion(_:reason:)`` for a store the plan
     ///   does not know.
-    public init(for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]) throws {
-        let configuration = configurations.first ?? ModelConfiguration()
-        if let reason = configuration.invalidNameReason {
-            throw ModelKitError.invalidConfigurationName(configuration.name, reason: reason)
+    public init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
+    ) throws {
+        let first = configurations.first ?? ModelConfiguration()
+        let configuration = first as? ModelConfiguration
+        if let reason = configuration?.invalidNameReason {
+            throw ModelKitError.invalidConfigurationName(first.name, reason: reason)
+        }
+        if configuration == nil, first._driver == nil {
+            throw ModelKitError.invalidConfigurationName(first.name, reason: "a \(type(of: first)) names no database ModelKit can open")
         }
         for entities in Dictionary(grouping: schema.entities, by: \.name).values where entities.count > 1 {
             throw ModelKitError.invalidSchema(
@@ -51,8 +57,12 @@ public final class ModelContainer: Sendable {
             }
         }
         self.schema = schema
-        self.configurations = Set([configuration] + configurations.dropFirst())
-        store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
+        self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
+        if let driver = first._driver {
+            store = try Store(driver: driver.driver, allowsSave: first.allowsSave, schema: schema, migrationPlan: migrationPlan)
+        } else {
+            store = try Store(configuration: configuration!, schema: schema, migrationPlan: migrationPlan)
+        }
     }
 
     /// A container over a store being migrated, for one stage's contexts.
@@ -63,14 +73,14 @@ public final class ModelContainer: Sendable {
     }
 
     /// A container for `schema`.
-    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
+    public convenience init(for schema: Schema, configurations: any DataStoreConfiguration...) throws {
         try self.init(for: schema, configurations: configurations)
     }
 
     /// A container for the given model types, migrated by `migrationPlan` if one is given.
     public convenience init(
         for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        configurations: ModelConfiguration...
+        configurations: any DataStoreConfiguration...
     ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
@@ -86,11 +96,13 @@ public final class ModelContainer: Sendable {
         let tables = schema.entities.map(\.sql.table) + schema.entities.flatMap(\.joinTables)
         do {
             try store.write(trace: nil) { writer in
+                let change = StoreChange(isExternal: true, origin: ObjectIdentifier(store))
                 try writer.transaction {
                     for table in Set(tables) { try writer.execute("DELETE FROM \(table)") }
                     if store.recordsHistory { try HistoryTable.deleteAll(in: writer) }
+                    try store.access.announce(change, through: writer)
                 }
-                store.access.publish(StoreChange(isExternal: true, origin: ObjectIdentifier(store)), from: nil)
+                store.access.publish(change, from: nil)
             }
         } catch let error as SQLiteError {
             throw store.error(for: error)

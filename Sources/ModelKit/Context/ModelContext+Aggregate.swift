@@ -2,7 +2,7 @@ import Foundation
 
 extension ModelContext {
     /// The sum of a floating-point property over the models `predicate` matches (all of them when
-    /// nil), computed by SQLite with `total()` rather than by loading the models.
+    /// nil), computed by the database rather than by loading the models.
     ///
     /// ```swift
     /// let income = try context.sum(of: \SDRecord.amount, where: #Predicate { $0.type == "income" })
@@ -25,7 +25,9 @@ extension ModelContext {
         }
         let name = plan.entity.sql.columns[column]
         let filter = plan.whereClause ?? SQLFragment("")
-        let sql = "SELECT total(\(name)), count(CASE WHEN typeof(\(name)) = 'blob' THEN 1 END) FROM \(plan.entity.sql.table)\(filter.text)"
+        let dialect = container.store.dialect
+        let nan = dialect.isNaN(SQLFragment(name)).text
+        let sql = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(plan.entity.sql.table)\(filter.text)"
         let row = try run { try connection().statement(sql).rows(filter.bindings) }.first
         guard case .real(let total)? = row?.first else { return 0 }
         return row?.last == .integer(0) ? total : .nan

@@ -29,6 +29,7 @@ extension ModelContext {
             try container.store.write(trace: statementTrace) { connection in
                 var deletion = BatchDeletion(connection: connection)
                 var token: Int64?
+                var change = StoreChange()
                 try connection.transaction {
                     let keys = try steps.flatMap { step in
                         let statement = try connection.statement(followsRules ? step.selecting : step.text)
@@ -41,10 +42,11 @@ extension ModelContext {
                     } else {
                         deletion.recordDeleted(keys, of: entity)
                     }
+                    change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(container.store))
+                    try access.announce(change, through: connection)
                     token = try appendHistory(&deletion.history, in: connection)
                 }
                 if let token { access.noteCommittedTransaction(token) }
-                let change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(container.store))
                 if !change.isEmpty { access.publish(change, from: inbox) }
                 return deletion
             }

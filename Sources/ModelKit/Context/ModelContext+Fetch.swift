@@ -113,7 +113,7 @@ extension ModelContext {
         while remaining > 0 {
             batch.fetchOffset = offset
             batch.fetchLimit = min(batchSize, remaining)
-            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity), block)
+            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity, dialect: container.store.dialect), block)
             registered.sweep()
             if loaded < batchSize { break }
             offset += loaded
@@ -140,7 +140,7 @@ extension ModelContext {
             throw ModelKitError.invalidFetchDescriptor("fetchOffset is \(offset); use 0 or more")
         }
         mergeChanges()
-        let plan = FetchPlan(descriptor, entity: try entity(for: T.self))
+        let plan = FetchPlan(descriptor, entity: try entity(for: T.self), dialect: container.store.dialect)
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")
         }

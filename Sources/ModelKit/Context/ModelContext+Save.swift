@@ -41,7 +41,7 @@ extension ModelContext {
         let access = container.store.access
         do {
             try container.store.write(trace: statementTrace) { connection in
-                let token = try connection.transaction {
+                let committed = try connection.transaction {
                     var history: HistoryRecord? = container.store.recordsHistory ? HistoryRecord() : nil
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
@@ -66,15 +66,15 @@ extension ModelContext {
                             entity: entity.name,
                             identifiers: vanished.filter { $0._$modelKit.entity === entity }.map(\.persistentModelID))
                     }
-                    guard var record = history else { return Int64?.none }
-                    return try appendHistory(&record, in: connection)
-                }
-                if let token { access.noteCommittedTransaction(token) }
-                access.publish(
-                    StoreChange(
+                    let change = StoreChange(
                         inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
-                        origin: ObjectIdentifier(container.store)),
-                    from: inbox)
+                        origin: ObjectIdentifier(container.store))
+                    try access.announce(change, through: connection)
+                    guard var record = history else { return (change, Int64?.none) }
+                    return (change, try appendHistory(&record, in: connection))
+                }
+                if let token = committed.1 { access.noteCommittedTransaction(token) }
+                access.publish(committed.0, from: inbox)
             }
         } catch {
             for model in insertedModels { model._$modelKit.rowID = nil }
@@ -148,27 +148,50 @@ extension ModelContext {
     /// which updates the stored row and returns its key. Conflicts are rare, and the plain insert
     /// is much cheaper.
     /// The insert goes into `history` as an insert; an upsert, as an update of every stored column.
+    /// With several unique constraints, where the dialect takes one conflict target per insert,
+    /// each constraint's upsert is tried in turn until one meets no other constraint.
     private func insertRow(_ model: any PersistentModel, into connection: Connection, history: inout HistoryRecord?) throws -> Int64 {
         let entity = try entity(for: type(of: model))
-        let insert = try connection.statement(entity.sql.insert)
+        let dialect = connection.dialect
+        let insert = try connection.statement(entity.sql.insert(for: dialect))
         let stored = entity.sql.storedColumns
-        try insert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
         defer { insert.reset() }
         do {
-            while try insert.step() {}
-            let rowID = connection.lastInsertedRowID
+            let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
+                try insert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
+                return try insertedKey(insert, in: connection)
+            }
             history?.insert(entity: entity.name, rowID: rowID)
             return rowID
-        } catch let error as SQLiteError where error.isUniqueViolation {
-            guard let sql = entity.sql.upsert else { throw error }
-            let upsert = try connection.statement(sql)
-            try upsert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
-            defer { upsert.reset() }
-            guard try upsert.step() else { throw error }
-            let rowID = upsert.int64(at: 0)
-            history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
-            return rowID
+        } catch let error as any DatabaseFailure where error.isUniqueViolation && entity.sql.upsert != nil {
+            let upserts = entity.sql.upserts(for: dialect)
+            for (index, sql) in upserts.enumerated() {
+                let upsert = try connection.statement(sql)
+                defer { upsert.reset() }
+                do {
+                    let rowID = try connection.recoverable(if: index < upserts.count - 1) {
+                        try upsert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
+                        guard try upsert.step() else { throw error }
+                        return upsert.int64(at: 0)
+                    }
+                    history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
+                    return rowID
+                } catch let next as any DatabaseFailure where next.isUniqueViolation && index < upserts.count - 1 {
+                    continue
+                }
+            }
+            throw error
         }
+    }
+
+    /// Runs a bound insert and returns the new row's key, as the dialect gives it.
+    private func insertedKey(_ insert: Statement, in connection: Connection) throws -> Int64 {
+        guard connection.dialect.insertReturnsKey else {
+            while try insert.step() {}
+            return connection.lastInsertedRowID
+        }
+        guard try insert.step() else { throw ModelKitError.invalidSchema(entity: insert.sql, reason: "the insert returned no key") }
+        return insert.int64(at: 0)
     }
 
     /// Updates the model's changed columns, and returns false if its row is gone. `statements`

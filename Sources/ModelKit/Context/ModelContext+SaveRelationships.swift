@@ -92,7 +92,7 @@ extension ModelContext {
                 else { continue }
                 let table = name.quotedIdentifier
                 try connection.statement("DELETE FROM \(table) WHERE \"owner\" = ?").run([.integer(rowID)])
-                let insert = try connection.statement("INSERT OR IGNORE INTO \(table) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?)")
+                let insert = try connection.statement("INSERT INTO \(table) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING")
                 for target in relationship.access.read(model) {
                     guard let targetID = target._$modelKit.rowID else { continue }
                     try insert.run([.integer(rowID), .integer(targetID)])

@@ -10,15 +10,17 @@ struct FetchPlan<T: PersistentModel> {
     let untranslated: Untranslatable?
     /// The `ORDER BY` clause; nil when sorting runs in Swift.
     let orderBy: String?
+    let dialect: SQLDialect
 
-    init(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) {
+    init(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
+        self.dialect = dialect
         self.descriptor = descriptor
         self.entity = entity
         var condition: SQLFragment?
         var untranslated: Untranslatable?
         if let predicate = descriptor.predicate {
             do {
-                condition = try PredicateSQL.condition(for: predicate, entity: entity)
+                condition = try PredicateSQL.condition(for: predicate, entity: entity, dialect: dialect)
             } catch let error as Untranslatable {
                 untranslated = error
             } catch {
@@ -80,8 +82,9 @@ struct FetchPlan<T: PersistentModel> {
             bindings: filter.bindings + pagingBindings)
     }
 
-    /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite.
+    /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite, NULL to PostgreSQL.
     private var pagingBindings: [SQLValue] {
-        [.integer(Int64(descriptor.fetchLimit ?? -1)), .integer(Int64(descriptor.fetchOffset ?? 0))]
+        let noLimit: SQLValue = dialect == .sqlite ? .integer(-1) : .null
+        return [descriptor.fetchLimit.map { .integer(Int64($0)) } ?? noLimit, .integer(Int64(descriptor.fetchOffset ?? 0))]
     }
 }

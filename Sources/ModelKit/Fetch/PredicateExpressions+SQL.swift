@@ -28,7 +28,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatable where Root: SQLTranslata
         let array = Root.Output.self as? any ModelArray.Type
         switch keyPath as AnyKeyPath {
         case array?.countKeyPath: return try translator.count(of: base)
-        case array?.isEmptyKeyPath: return SQLFragment.compose("($0 = 0)", try translator.count(of: base))
+        case array?.isEmptyKeyPath: return .condition("($0 = 0)", try translator.count(of: base))
         default: throw Untranslatable(self)
         }
     }
@@ -50,12 +50,12 @@ protocol SQLBindable {
 extension PredicateExpressions.Value: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         if let bindable = value as? any SQLBindable {
-            return SQLFragment("?", bindings: [bindable.boundValue], type: Int64.self)
+            return SQLFragment(translator.dialect.parameter(.integer), bindings: [bindable.boundValue], type: Int64.self)
         }
         guard let codec = ValueCodec.make(for: Output.self), let encoded = try? codec.encode(value) else {
             throw Untranslatable("a value of type \(Output.self)")
         }
-        return SQLFragment("?", bindings: [encoded], type: Output.self)
+        return SQLFragment(translator.dialect.parameter(codec.affinity), bindings: [encoded], type: Output.self)
     }
 }
 
@@ -69,31 +69,35 @@ extension PredicateExpressions.NilLiteral: SQLTranslatable {
 /// nil. A NaN, stored as a blob, equals nothing.
 extension PredicateExpressions.Equal: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), "IS")
+        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: true, translator)
     }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), "IS NOT")
+        equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: false, translator)
     }
 }
 
-private func equality(_ left: SQLFragment, _ right: SQLFragment, _ op: String) -> SQLFragment {
+private func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, isEqual: Bool, _ translator: PredicateSQL) -> SQLFragment {
+    let dialect = translator.dialect
+    let left = translator.value(lhs)
+    let right = translator.value(rhs)
+    let op = isEqual ? dialect.nullSafeEqual : dialect.nullSafeNotEqual
     let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(op))
-    guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
-    let nan = SQLFragment.compose("typeof($0) = 'blob' OR typeof($1) = 'blob'", left, right)
-    return op == "IS"
-        ? SQLFragment.compose("($0 AND NOT ($1))", comparison, nan)
-        : SQLFragment.compose("($0 OR $1)", comparison, nan)
+    guard left.isFloatingPoint || right.isFloatingPoint else { return .condition(comparison) }
+    let nan = SQLFragment.compose("$0 OR $1", dialect.isNaN(left), dialect.isNaN(right))
+    return isEqual
+        ? .condition("($0 AND NOT ($1))", comparison, nan)
+        : .condition("($0 OR $1)", comparison, nan)
 }
 
 /// `<`, `<=`, `>` and `>=`. Unsigned integers and decimals are stored in forms SQLite orders
 /// differently, so they stay in Swift; a NaN compares false, as in Swift.
 extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let left = try lhs.sql(in: &translator)
-        let right = try rhs.sql(in: &translator)
+        let left = translator.value(try lhs.sql(in: &translator))
+        let right = translator.value(try rhs.sql(in: &translator))
         guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable(self) }
         let symbol = switch op {
         case .lessThan: "<"
@@ -102,26 +106,27 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         case .greaterThanOrEqual: ">="
         }
         let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol))
-        guard left.isFloatingPoint || right.isFloatingPoint else { return comparison }
-        return SQLFragment.compose("($0 AND typeof($1) <> 'blob' AND typeof($2) <> 'blob')", comparison, left, right)
+        guard left.isFloatingPoint || right.isFloatingPoint else { return .condition(comparison) }
+        let dialect = translator.dialect
+        return .condition("($0 AND NOT $1 AND NOT $2)", comparison, dialect.isNaN(left), dialect.isNaN(right))
     }
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("($0 AND $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator))
+        .condition("($0 AND $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
     }
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("($0 OR $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator))
+        .condition("($0 OR $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
     }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatable where Wrapped: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("(NOT $0)", try wrapped.sql(in: &translator))
+        .condition("(NOT $0)", translator.condition(try wrapped.sql(in: &translator)))
     }
 }
 
@@ -132,39 +137,41 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTransla
         case .subtract: "-"
         case .multiply: "*"
         }
-        return try arithmetic(symbol, try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
+        return try arithmetic(symbol, try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 }
 
 /// Integer `/` and `%` truncate toward zero in SQLite, as in Swift.
 extension PredicateExpressions.IntDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
+        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("%", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
+        try arithmetic("%", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self)
+        try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 }
 
 /// Arithmetic stays in Swift for unsigned integers and decimals, whose stored forms are not their
 /// values, and for floating-point values, where a stored NaN would turn into a number.
-private func arithmetic(_ symbol: String, _ left: SQLFragment, _ right: SQLFragment, type: Any.Type) throws -> SQLFragment {
+private func arithmetic(
+    _ symbol: String, _ left: SQLFragment, _ right: SQLFragment, type: Any.Type, _ translator: PredicateSQL
+) throws -> SQLFragment {
     guard left.isPlainNumber, right.isPlainNumber else { throw Untranslatable("arithmetic on \(type)") }
-    return SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol), type: type)
+    return SQLFragment.compose("($0 $2 $1)", translator.value(left), translator.value(right), SQLFragment(symbol), type: type)
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        let value = try wrapped.sql(in: &translator)
+        let value = translator.value(try wrapped.sql(in: &translator))
         guard value.isPlainNumber else { throw Untranslatable(self) }
         return SQLFragment.compose("(-$0)", value, type: Output.self)
     }
@@ -175,7 +182,8 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable
 where Base: SQLTranslatable, Other: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         guard Base.Output.self == String.self, Other.Output.self == String.self else { throw Untranslatable(self) }
-        return SQLFragment.compose("(instr($0, $1) > 0)", try base.sql(in: &translator), try other.sql(in: &translator))
+        let position = translator.dialect.position(of: try other.sql(in: &translator), in: try base.sql(in: &translator))
+        return .condition("($0 > 0)", position)
     }
 }
 
@@ -183,7 +191,8 @@ where Base: SQLTranslatable, Other: SQLTranslatable {
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatable where Base: SQLTranslatable, Prefix: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         guard Base.Output.self == String.self, Prefix.Output.self == String.self else { throw Untranslatable(self) }
-        return SQLFragment.compose("(instr($0, $1) = 1)", try base.sql(in: &translator), try prefix.sql(in: &translator))
+        let position = translator.dialect.position(of: try prefix.sql(in: &translator), in: try base.sql(in: &translator))
+        return .condition("($0 = 1)", position)
     }
 }
 
@@ -193,21 +202,36 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
         guard let values = sequence as? PredicateExpressions.Value<LHS.Output>,
             let codec = ValueCodec.make(for: LHS.Output.Element.self)
         else { throw Untranslatable(self) }
-        let element = try self.element.sql(in: &translator)
+        let element = translator.value(try self.element.sql(in: &translator))
         guard !element.isFloatingPoint else { throw Untranslatable(self) }
         let encoded = try values.value.map { try codec.encode($0) }
-        guard !encoded.isEmpty else { return SQLFragment("0") }
+        guard !encoded.isEmpty else { return .condition("(1 = 0)") }
         guard encoded.count > SQLFragment.longestParameterList else {
-            let list = SQLFragment(SQL.placeholders(encoded.count), bindings: encoded)
-            return SQLFragment.compose("($0 IN ($1))", element, list)
+            let parameter = translator.dialect.parameter(codec.affinity)
+            let list = SQLFragment(Array(repeating: parameter, count: encoded.count).joined(separator: ", "), bindings: encoded)
+            return .condition("($0 IN ($1))", element, list)
         }
         // JSON's decimal text may not give back a double's exact bits: long lists of them run in Swift.
         guard !encoded.contains(where: { if case .real = $0 { true } else { false } }) else { throw Untranslatable(self) }
-        return try SQLFragment.membership(of: element, in: encoded)
+        return try SQLFragment.membership(of: element, in: encoded, affinity: codec.affinity, dialect: translator.dialect)
     }
 }
 
 extension SQLFragment {
+    /// A condition made of `parts`, as ``compose(_:_:type:)`` makes it.
+    static func condition(_ template: StaticString, _ parts: SQLFragment...) -> SQLFragment {
+        var result = composeArray(template, parts)
+        result.isCondition = true
+        return result
+    }
+
+    /// A fragment known to be a condition already.
+    static func condition(_ fragment: SQLFragment) -> SQLFragment {
+        var result = fragment
+        result.isCondition = true
+        return result
+    }
+
     /// The most values bound one by one in an `IN` list. Longer lists are bound as one JSON array,
     /// so no list meets SQLite's limit on parameters, and statements (cached by their text) do not
     /// multiply with list lengths.
@@ -215,7 +239,7 @@ extension SQLFragment {
 
     /// `element IN values`, with the values bound as one JSON array read by `json_each`. Blobs,
     /// which JSON cannot hold, are compared by their hex text.
-    static func membership(of element: SQLFragment, in values: [SQLValue]) throws -> SQLFragment {
+    static func membership(of element: SQLFragment, in values: [SQLValue], affinity: ColumnAffinity, dialect: SQLDialect) throws -> SQLFragment {
         var json: [Any] = []
         var hasBlobs = false
         for value in values {
@@ -230,9 +254,9 @@ extension SQLFragment {
             }
         }
         let array = SQLFragment("?", bindings: [.text(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))])
-        return hasBlobs
-            ? SQLFragment.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
-            : SQLFragment.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
+        var membership = dialect.membership(of: element, in: array, affinity: affinity, hasBlobs: hasBlobs)
+        membership.isCondition = true
+        return membership
     }
 }
 
@@ -242,15 +266,17 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTr
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         let value = try wrapped.sql(in: &translator)
         let body = try translator.binding(variable.key, to: value) { try transform.sql(in: &$0) }
-        var result = SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", value, body, type: Result.self)
+        var result = SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", translator.value(value), body, type: Result.self)
         result.reference = body.reference  // `a?.b?.c`: the next step reads the related row `b`
+        result.isCondition = body.isCondition
         return result
     }
 }
 
 extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose("coalesce($0, $1)", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: Output.self)
+        SQLFragment.compose(
+            "coalesce($0, $1)", translator.value(try lhs.sql(in: &translator)), translator.value(try rhs.sql(in: &translator)), type: Output.self)
     }
 }
 
@@ -266,7 +292,7 @@ extension PredicateExpressions.Conditional: SQLTranslatable
 where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         SQLFragment.compose(
-            "(CASE WHEN $0 THEN $1 ELSE $2 END)", try test.sql(in: &translator), try trueBranch.sql(in: &translator),
-            try falseBranch.sql(in: &translator), type: Output.self)
+            "(CASE WHEN $0 THEN $1 ELSE $2 END)", translator.condition(try test.sql(in: &translator)),
+            translator.value(try trueBranch.sql(in: &translator)), translator.value(try falseBranch.sql(in: &translator)), type: Output.self)
     }
 }

@@ -10,6 +10,8 @@ import Synchronization
 /// or a construct SQLite would answer differently from Swift, throws ``Untranslatable``, and the
 /// caller evaluates the predicate in Swift instead.
 struct PredicateSQL {
+    /// The SQL written.
+    let dialect: SQLDialect
     /// What each predicate variable stands for: the model row, a related row, or an optional's
     /// unwrapped value.
     private var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
@@ -18,25 +20,45 @@ struct PredicateSQL {
     /// The `WHERE` condition for `predicate`. Columns of the model's own row are qualified by
     /// its table name, so that subqueries over related rows can refer to them.
     /// - Throws: ``Untranslatable`` naming the first node that has no SQL translation.
-    static func condition<T: PersistentModel>(for predicate: Predicate<T>, entity: Schema.Entity) throws -> SQLFragment {
-        try condition(for: predicate, input: .row(of: entity, qualifier: entity.sql.table))
+    static func condition<T: PersistentModel>(
+        for predicate: Predicate<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite
+    ) throws -> SQLFragment {
+        try condition(for: predicate, input: .row(of: entity, qualifier: entity.sql.table), dialect: dialect)
     }
 
     /// The `WHERE` condition for `predicate` over a table that is not a model's (the history's),
     /// whose columns are given by key path of the predicate's input.
-    static func condition<T>(for predicate: Predicate<T>, columns: [AnyKeyPath: SQLFragment]) throws -> SQLFragment {
+    static func condition<T>(
+        for predicate: Predicate<T>, columns: [AnyKeyPath: SQLFragment], dialect: SQLDialect = .sqlite
+    ) throws -> SQLFragment {
         var input = SQLFragment("")
         input.reference = .record(columns)
-        return try condition(for: predicate, input: input)
+        return try condition(for: predicate, input: input, dialect: dialect)
     }
 
-    private static func condition<T>(for predicate: Predicate<T>, input: SQLFragment) throws -> SQLFragment {
-        var translator = PredicateSQL()
+    private static func condition<T>(for predicate: Predicate<T>, input: SQLFragment, dialect: SQLDialect) throws -> SQLFragment {
+        var translator = PredicateSQL(dialect: dialect)
         translator.variables[predicate.variable.key] = input
         guard let expression = predicate.expression as? any SQLTranslatable else {
             throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
         }
-        return try expression.sql(in: &translator)
+        return translator.condition(try expression.sql(in: &translator))
+    }
+
+    /// `fragment` where a condition is expected (`WHERE`, `AND`, `NOT`, `CASE WHEN`). A stored
+    /// `Bool` is an integer; PostgreSQL wants a boolean there.
+    func condition(_ fragment: SQLFragment) -> SQLFragment {
+        guard dialect == .postgres, !fragment.isCondition else { return fragment }
+        var result = SQLFragment.compose("($0 <> 0)", fragment)
+        result.isCondition = true
+        return result
+    }
+
+    /// `fragment` where a value is expected (an operand, a `CASE` branch): a condition becomes
+    /// the integer a stored `Bool` is, nil staying nil.
+    func value(_ fragment: SQLFragment) -> SQLFragment {
+        guard dialect == .postgres, fragment.isCondition else { return fragment }
+        return SQLFragment.compose("(CASE WHEN $0 THEN 1 WHEN NOT $0 THEN 0 END)", fragment, type: Bool.self)
     }
 
     /// The innermost node of a tree that has no translation: the one to name in the log.
@@ -107,9 +129,12 @@ struct PredicateSQL {
         }
         let alias = newAlias()
         let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias), test)
-        return SQLFragment.compose(
+        var exists = SQLFragment.compose(
             "EXISTS (SELECT 1 FROM $2 AS $3 WHERE $0 AND $1)",
-            link(relationship, alias: alias, owner: owner), condition, SQLFragment(relationship.target.sql.table), SQLFragment(alias))
+            link(relationship, alias: alias, owner: owner), self.condition(condition), SQLFragment(relationship.target.sql.table),
+            SQLFragment(alias))
+        exists.isCondition = true
+        return exists
     }
 
     /// The number of targets of a to-many.
@@ -161,6 +186,9 @@ struct SQLFragment: Equatable {
     var traits = StorageTraits.plain
     /// The model the value refers to, when it is a row or a relationship.
     var reference: ModelReference?
+    /// Whether the fragment is a SQL condition (a comparison, `AND`, `EXISTS`, …) rather than a
+    /// value; see ``PredicateSQL/condition(_:)``.
+    var isCondition = false
 
     init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.text = text
@@ -184,6 +212,11 @@ struct SQLFragment: Equatable {
     /// (table names, aliases) are parts too, so a `$` or a non-ASCII letter in a model's name is
     /// never read as a placeholder or split into bytes.
     static func compose(_ template: StaticString, _ parts: SQLFragment..., type: Any.Type? = nil) -> SQLFragment {
+        composeArray(template, parts, type: type)
+    }
+
+    /// ``compose(_:_:type:)`` with its parts in an array.
+    static func composeArray(_ template: StaticString, _ parts: [SQLFragment], type: Any.Type? = nil) -> SQLFragment {
         var text = ""
         var bindings: [SQLValue] = []
         template.withUTF8Buffer { bytes in

@@ -38,7 +38,7 @@ enum HistoryTable {
 
     /// Whether the store has a history table.
     static func exists(in connection: Connection) throws -> Bool {
-        try !connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").rows([.text(name)]).isEmpty
+        try !connection.statement(connection.dialect.tableExists).rows([.text(name)]).isEmpty
     }
 
     /// Records one transaction and returns its token. Call inside the transaction that writes the
@@ -72,8 +72,7 @@ enum HistoryTable {
         try deleted.bind(whereClause.bindings)
         guard let newest = try deleted.int64s().max() else { return }
         guard newest > (try deletedThrough(in: connection)) else { return }
-        try connection.statement("INSERT OR REPLACE INTO \(Migrator.storeTable) VALUES (?, ?)")
-            .run([.text(deletedThroughKey), .text(String(newest))])
+        try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(newest))])
     }
 
     /// Deletes the whole history, after a commit that changed data without recording which rows
@@ -81,8 +80,7 @@ enum HistoryTable {
     /// resumes as if it had missed nothing. Call inside a write transaction.
     static func deleteAll(in connection: Connection) throws {
         try connection.execute("DELETE FROM \(name)")
-        try connection.statement("INSERT OR REPLACE INTO \(Migrator.storeTable) VALUES (?, ?)")
-            .run([.text(deletedThroughKey), .text(String(try newestToken(in: connection) + 1))])
+        try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(try newestToken(in: connection) + 1))])
     }
 
     /// What the transactions after `token` changed, merged, for the contexts of another process,

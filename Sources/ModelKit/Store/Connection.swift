@@ -5,9 +5,19 @@ internal import SQLite3
 internal import CSQLite
 #endif
 
-/// One SQLite connection, used from one isolation domain. It caches prepared statements by SQL text.
+/// One database connection, used from one isolation domain: SQLite's, or a driver's
+/// (PostgreSQL's). It caches prepared statements by SQL text.
 final class Connection {
-    let handle: OpaquePointer
+    enum Backend {
+        case sqlite(OpaquePointer)
+        case driver(any DriverConnection)
+    }
+
+    let backend: Backend
+    /// The SQL the connection speaks.
+    let dialect: SQLDialect
+    /// Open transactions and savepoints, on a driver's connection.
+    private var transactionDepth = 0
     /// Prepared statements by SQL text, each with the tick of its last use.
     private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
     private var tick: UInt64 = 0
@@ -28,15 +38,28 @@ final class Connection {
             sqlite3_close_v2(handle)
             throw error
         }
-        self.handle = handle
+        backend = .sqlite(handle)
+        dialect = .sqlite
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
+    }
+
+    /// A driver's connection.
+    init(driver connection: any DriverConnection, dialect: SQLDialect) {
+        backend = .driver(connection)
+        self.dialect = dialect
     }
 
     deinit {
         statements.removeAll()
         dataVersionStatement = nil
-        sqlite3_close_v2(handle)
+        if case .sqlite(let handle) = backend { sqlite3_close_v2(handle) }
+    }
+
+    /// The SQLite handle. Only for the SQLite backend.
+    var handle: OpaquePointer {
+        guard case .sqlite(let handle) = backend else { preconditionFailure("not a SQLite connection") }
+        return handle
     }
 
     /// The cached prepared statement for `sql`.
@@ -66,15 +89,30 @@ final class Connection {
     /// Executes one or more statements without parameters.
     func execute(_ sql: String) throws {
         trace?(sql)
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
+        switch backend {
+        case .sqlite(let handle):
+            let code = sqlite3_exec(handle, sql, nil, nil, nil)
+            guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
+        case .driver(let connection):
+            try connection.execute(sql)
+        }
+    }
+
+    /// Whether a transaction is under way.
+    var isInTransaction: Bool {
+        switch backend {
+        case .sqlite(let handle): sqlite3_get_autocommit(handle) == 0
+        case .driver: transactionDepth > 0
+        }
     }
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
     /// Inside a transaction already (a migration stage saving, say), it is a savepoint of it.
     func transaction<R>(_ body: () throws -> R) throws -> R {
-        let isNested = sqlite3_get_autocommit(handle) == 0
-        try execute(isNested ? "SAVEPOINT modelkit" : "BEGIN IMMEDIATE")
+        let isNested = isInTransaction
+        try execute(isNested ? "SAVEPOINT modelkit" : dialect.beginTransaction)
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
         do {
             let result = try body()
             try execute(isNested ? "RELEASE modelkit" : "COMMIT")
@@ -85,10 +123,38 @@ final class Connection {
         }
     }
 
+    /// Runs `body` in a savepoint of the transaction under way, so that a statement that fails
+    /// on purpose (an insert meeting a unique constraint) leaves the transaction usable, as
+    /// PostgreSQL's would not be. SQLite needs none.
+    func recoverable<R>(if needed: Bool = true, _ body: () throws -> R) throws -> R {
+        guard needed, !dialect.survivesFailedStatements else { return try body() }
+        try execute("SAVEPOINT modelkit_statement")
+        do {
+            let result = try body()
+            try execute("RELEASE modelkit_statement")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO modelkit_statement; RELEASE modelkit_statement")
+            throw error
+        }
+    }
+
+    /// The key of the row the last `INSERT` made. SQLite only: other dialects return it.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The number of rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    var changes: Int {
+        switch backend {
+        case .sqlite(let handle): Int(sqlite3_changes(handle))
+        case .driver(let connection): connection.changes
+        }
+    }
+
+    /// Announces `payload` on `channel` when the transaction under way commits. Drivers only.
+    func notify(_ channel: String, payload: String) throws {
+        guard case .driver(let connection) = backend else { return }
+        try connection.notify(channel, payload: payload)
+    }
 
     /// The pager's data version: changes whenever the database changed, through this connection
     /// or another, as of this connection's last read. One C call, no statement: cheap enough to

@@ -10,13 +10,19 @@ import Foundation
 struct Migrator {
     static let metadataTable = "_modelkit_properties"
     static let storeTable = "_modelkit_store"
+    /// Sets a value of the store's table: key, value.
+    static let setStoredValue = "INSERT INTO \(storeTable) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    /// Records how a property is stored: entity, property, storage kind, optional (0 or 1).
+    private static let recordProperty =
+        "INSERT INTO \(metadataTable) VALUES (?, ?, ?, ?) ON CONFLICT (entity, property) DO UPDATE SET type = excluded.type, optional = excluded.optional"
 
     let connection: Connection
+    private var dialect: SQLDialect { connection.dialect }
 
     /// Throws unless the database is empty or was made by ModelKit, reading only.
     /// - Throws: ``ModelKitError/notAModelKitStore(_:tables:)`` for another program's database.
     func checkOwnership(of url: URL) throws {
-        let tables = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").rows()
+        let tables = try connection.statement(dialect.tableNames).rows()
             .compactMap { row -> String? in
                 if case .text(let name) = row[0] { return name }
                 return nil
@@ -38,7 +44,7 @@ struct Migrator {
         return try connection.transaction {
             try connection.execute(
                 "CREATE TABLE IF NOT EXISTS \(Self.storeTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
-            try connection.statement("INSERT OR IGNORE INTO \(Self.storeTable) VALUES ('identifier', ?)")
+            try connection.statement("INSERT INTO \(Self.storeTable) VALUES ('identifier', ?) ON CONFLICT DO NOTHING")
                 .run([.text(UUID().uuidString)])
             guard let identifier = try storedValue("identifier") else {
                 throw ModelKitError.invalidSchema(entity: Self.storeTable, reason: "the store has no identifier")
@@ -59,8 +65,7 @@ struct Migrator {
 
     /// A value of the store's own table, or nil if the table or the key is missing.
     func storedValue(_ key: String) throws -> String? {
-        let exists = try connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
-            .rows([.text(Self.storeTable)])
+        let exists = try connection.statement(dialect.tableExists).rows([.text(Self.storeTable)])
         guard !exists.isEmpty else { return nil }
         let rows = try connection.statement("SELECT value FROM \(Self.storeTable) WHERE key = ?").rows([.text(key)])
         guard case .text(let value)? = rows.first?.first else { return nil }
@@ -69,7 +74,7 @@ struct Migrator {
 
     /// Sets a value of the store's own table, which must exist. Call inside a transaction.
     func setStoredValue(_ key: String, _ value: String) throws {
-        try connection.statement("INSERT OR REPLACE INTO \(Self.storeTable) VALUES (?, ?)").run([.text(key), .text(value)])
+        try connection.statement(Self.setStoredValue).run([.text(key), .text(value)])
     }
 
     private struct RecordedType {
@@ -81,9 +86,9 @@ struct Migrator {
         let table = entity.sql
         let existing = try columns(of: entity)
         guard !existing.isEmpty else {
-            try connection.execute(table.createTable)
+            try connection.execute(table.createTable(dialect))
             // Marks the table as ModelKit's, even for a model with no stored property.
-            try connection.statement("INSERT OR REPLACE INTO \(Self.metadataTable) VALUES (?, '', 'entity', 0)").run([.text(entity.name)])
+            try connection.statement(Self.recordProperty).run([.text(entity.name), .text(""), .text("entity"), .integer(0)])
             for property in entity.properties { try record(property, of: entity) }
             try createIndexes(of: entity)
             return
@@ -116,7 +121,7 @@ struct Migrator {
                         entity: entity.name, property: property.name,
                         reason: "is new and not optional, has no default value, and the table already has rows")
                 }
-                try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.columnDefinition(property))")
+                try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.columnDefinition(property, dialect))")
                 if let value = property.encodedDefault {
                     try connection.statement("UPDATE \(table.table) SET \(property.name.quotedIdentifier) = ?").run([value])
                 }
@@ -152,7 +157,7 @@ struct Migrator {
 
     /// Whether the database has ModelKit's tables: false for a new, empty store.
     func hasModelKitTables() throws -> Bool {
-        try !connection.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").rows([.text(Self.metadataTable)]).isEmpty
+        try !connection.statement(dialect.tableExists).rows([.text(Self.metadataTable)]).isEmpty
     }
 
     /// A Swift type name as earlier releases recorded it, without module or outer-type prefixes:
@@ -206,9 +211,9 @@ struct Migrator {
     }
 
     private func columns(of entity: Schema.Entity) throws -> Set<String> {
-        let rows = try connection.statement("PRAGMA table_info(\(entity.name.quotedIdentifier))").rows()
+        let rows = try connection.statement(dialect.columnNames).rows([.text(entity.name)])
         return Set(rows.compactMap { row in
-            if case .text(let name) = row[1] { return name }
+            if case .text(let name) = row[0] { return name }
             return nil
         })
     }
@@ -226,7 +231,7 @@ struct Migrator {
 
     private func record(_ property: Schema.PropertyMetadata, of entity: Schema.Entity) throws {
         let codec = property.codec!
-        try connection.statement("INSERT OR REPLACE INTO \(Self.metadataTable) VALUES (?, ?, ?, ?)")
+        try connection.statement(Self.recordProperty)
             .run([.text(entity.name), .text(property.name), .text(codec.storageKind), .integer(codec.isOptional ? 1 : 0)])
     }
 
@@ -235,27 +240,28 @@ struct Migrator {
     private func createIndexes(of entity: Schema.Entity) throws {
         for relationship in entity.orderedRelationships {
             if case .foreignKey = relationship.storage {
-                try connection.execute(entity.sql.createIndex(on: [entity.properties[relationship.column]], unique: false))
+                try connection.execute(entity.sql.createIndex(on: [entity.properties[relationship.column]], unique: false, dialect))
             }
             guard case .joinTable(let name, "owner", _) = relationship.storage else { continue }
+            let key = dialect.keyType
             try connection.execute(
                 """
-                CREATE TABLE IF NOT EXISTS \(name.quotedIdentifier) ("owner" INTEGER NOT NULL, "target" INTEGER NOT NULL, PRIMARY KEY ("owner", "target"));
-                CREATE INDEX IF NOT EXISTS \("\(name)_target".quotedIdentifier) ON \(name.quotedIdentifier) ("target")
+                CREATE TABLE IF NOT EXISTS \(name.quotedIdentifier) ("owner" \(key) NOT NULL, "target" \(key) NOT NULL, PRIMARY KEY ("owner", "target"));
+                CREATE INDEX IF NOT EXISTS \(dialect.identifier("\(name)_target").quotedIdentifier) ON \(name.quotedIdentifier) ("target")
                 """)
         }
         let table = entity.sql
         for constraint in entity.uniqueConstraints {
             do {
-                try connection.execute(table.createIndex(on: constraint, unique: true))
-            } catch let error as SQLiteError where error.isConstraintViolation {
+                try connection.execute(table.createIndex(on: constraint, unique: true, dialect))
+            } catch let error as any DatabaseFailure where error.isConstraintViolation {
                 throw ModelKitError.incompatibleSchemaChange(
                     entity: entity.name, property: constraint.map(\.name).joined(separator: ", "),
                     reason: "became unique, but stored rows repeat values")
             }
         }
         for index in entity.indexes {
-            try connection.execute(table.createIndex(on: index, unique: false))
+            try connection.execute(table.createIndex(on: index, unique: false, dialect))
         }
         try dropStaleIndexes(of: entity)
     }
@@ -264,15 +270,14 @@ struct Migrator {
     /// removed `.unique`, `#Unique` or `#Index` stops constraining the table.
     private func dropStaleIndexes(of entity: Schema.Entity) throws {
         let table = entity.sql
-        var wanted = Set(entity.uniqueConstraints.map { table.indexName(on: $0, unique: true) })
-        wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false) })
+        var wanted = Set(entity.uniqueConstraints.map { table.indexName(on: $0, unique: true, dialect) })
+        wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false, dialect) })
         for relationship in entity.orderedRelationships {
             if case .foreignKey = relationship.storage {
-                wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false))
+                wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false, dialect))
             }
         }
-        let existing = try connection.statement("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
-            .rows([.text(entity.name)])
+        let existing = try connection.statement(dialect.indexNames).rows([.text(entity.name)])
         for case .text(let name)? in existing.map(\.first) where !wanted.contains(name) {
             guard name.hasPrefix("\(entity.name)_"), name.hasSuffix("_unique") || name.hasSuffix("_index") else { continue }
             try connection.execute("DROP INDEX \(name.quotedIdentifier)")

@@ -53,11 +53,13 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     var isTooBig: Bool { code == SQLITE_TOOBIG }
 
     /// A constraint (unique, not null, check, trigger) refused the change.
-    var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+    package var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 
     /// A unique index refused the change.
-    var isUniqueViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // SQLITE_CONSTRAINT_UNIQUE, a C macro Swift cannot import
+    package var isUniqueViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // SQLITE_CONSTRAINT_UNIQUE, a C macro Swift cannot import
 
     /// The file or its directory cannot be opened or written.
     var isAccessFailure: Bool { code == SQLITE_READONLY || code == SQLITE_CANTOPEN }
 }
+
+extension SQLiteError: DatabaseFailure {}

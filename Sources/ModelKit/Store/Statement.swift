@@ -8,44 +8,67 @@ internal import CSQLite
 /// `SQLITE_TRANSIENT` is a macro that Swift does not import: it tells SQLite to copy bound bytes.
 private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-/// A prepared statement. Owned by its ``Connection``, which caches it by SQL text.
+/// A prepared statement, SQLite's or a driver's. Owned by its ``Connection``, which caches it by
+/// SQL text.
 final class Statement {
-    let handle: OpaquePointer
+    private enum Backend {
+        case sqlite(OpaquePointer)
+        case driver(any DriverStatement)
+    }
+
+    private let backend: Backend
     let sql: String
     private unowned let connection: Connection
 
     init(connection: Connection, sql: String) throws {
-        var handle: OpaquePointer?
-        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
-        guard code == SQLITE_OK, let handle else {
-            throw SQLiteError(connection: connection.handle, code: code, sql: sql)
-        }
-        self.handle = handle
         self.sql = sql
         self.connection = connection
+        switch connection.backend {
+        case .sqlite(let database):
+            var handle: OpaquePointer?
+            let code = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+            guard code == SQLITE_OK, let handle else {
+                throw SQLiteError(connection: database, code: code, sql: sql)
+            }
+            backend = .sqlite(handle)
+        case .driver(let driver):
+            backend = .driver(try driver.prepare(sql))
+        }
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        if case .sqlite(let handle) = backend { sqlite3_finalize(handle) }
+    }
 
     /// Clears previous bindings and binds `values` to the parameters, in order.
     func bind(_ values: [SQLValue]) throws {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        for (offset, value) in values.enumerated() {
-            try bind(value, at: Int32(offset + 1))
+        switch backend {
+        case .sqlite(let handle):
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            for (offset, value) in values.enumerated() {
+                try bind(value, at: Int32(offset + 1), in: handle)
+            }
+        case .driver(let statement):
+            statement.bind(values)
         }
     }
 
     /// Clears previous bindings and binds `value(i)` to parameter `i + 1`, for each of `count`.
     func bind(count: Int, _ value: (Int) throws -> SQLValue) throws {
-        sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
-        for index in 0..<count {
-            try bind(value(index), at: Int32(index + 1))
+        switch backend {
+        case .sqlite(let handle):
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+            for index in 0..<count {
+                try bind(value(index), at: Int32(index + 1), in: handle)
+            }
+        case .driver(let statement):
+            statement.bind(try (0..<count).map(value))
         }
     }
 
-    func bind(_ value: SQLValue, at index: Int32) throws {
+    private func bind(_ value: SQLValue, at index: Int32, in handle: OpaquePointer) throws {
         let code: Int32
         switch value {
         case .null:
@@ -67,17 +90,41 @@ final class Statement {
     }
 
     /// Ends the current run, so the statement can be bound and stepped again.
-    func reset() { sqlite3_reset(handle) }
+    func reset() {
+        switch backend {
+        case .sqlite(let handle): sqlite3_reset(handle)
+        case .driver(let statement): statement.reset()
+        }
+    }
 
     /// The integer in `column` of the current row.
-    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func int64(at column: Int32) -> Int64 {
+        switch backend {
+        case .sqlite(let handle): return sqlite3_column_int64(handle, column)
+        case .driver(let statement):
+            guard case .integer(let value) = statement.column(column) else { return 0 }
+            return value
+        }
+    }
 
     /// Advances to the next row. Returns false when the statement is done.
     func step() throws -> Bool {
-        switch sqlite3_step(handle) {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        case let code: throw error(code)
+        switch backend {
+        case .sqlite(let handle):
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: return true
+            case SQLITE_DONE: return false
+            case let code: throw error(code)
+            }
+        case .driver(let statement):
+            return try statement.step()
+        }
+    }
+
+    var columnCount: Int32 {
+        switch backend {
+        case .sqlite(let handle): sqlite3_column_count(handle)
+        case .driver(let statement): statement.columnCount
         }
     }
 
@@ -91,7 +138,7 @@ final class Statement {
     func rows(_ values: [SQLValue] = []) throws -> [[SQLValue]] {
         try bind(values)
         var rows: [[SQLValue]] = []
-        let count = sqlite3_column_count(handle)
+        let count = columnCount
         while try step() {
             rows.append((0..<count).map { column($0) })
         }
@@ -102,11 +149,18 @@ final class Statement {
     func int64s() throws -> [Int64] {
         defer { reset() }
         var values: [Int64] = []
-        while try step() { values.append(sqlite3_column_int64(handle, 0)) }
+        while try step() { values.append(int64(at: 0)) }
         return values
     }
 
     func column(_ index: Int32) -> SQLValue {
+        switch backend {
+        case .sqlite(let handle): Self.column(index, of: handle)
+        case .driver(let statement): statement.column(index)
+        }
+    }
+
+    private static func column(_ index: Int32, of handle: OpaquePointer) -> SQLValue {
         switch sqlite3_column_type(handle, index) {
         case SQLITE_NULL:
             return .null

@@ -9,6 +9,8 @@ final class Store: @unchecked Sendable {
     let allowsSave: Bool
     /// Whether the store has a history, which saves append to.
     let recordsHistory: Bool
+    /// The SQL the store speaks.
+    var dialect: SQLDialect { access.dialect }
     let access: StoreAccess
     /// During a migration stage, the writer connection, inside the migration's transaction: the
     /// stage's contexts read and write through it. Nil otherwise. Used only on the migrating
@@ -74,6 +76,26 @@ final class Store: @unchecked Sendable {
         } catch let error as SQLiteError where error.isAccessFailure {
             throw ModelKitError.cannotOpenStore(url, reason: error.message)
         }
+    }
+
+    /// A store in a driver's database (PostgreSQL): migrated as a SQLite store is, with commits
+    /// announced to and heard from other instances on the store's own channel.
+    init(driver: any DatabaseDriver, allowsSave: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        pinnedConnection = nil
+        url = driver.url
+        self.allowsSave = allowsSave
+        recordsHistory = false
+        let access = try StoreAccess.open(driver: driver)
+        self.access = access
+        let url = url
+        identifier = try access.write(trace: nil) { writer in
+            try Migrator(connection: writer).checkOwnership(of: url)
+            if let migrationPlan {
+                return try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
+            }
+            return try Migrator(connection: writer).migrate(schema)
+        }
+        try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
     }
 
     /// Runs `body` with the connection that writes: the writer, in its turn, or the pinned

@@ -11,9 +11,19 @@ import Synchronization
 /// `PRAGMA data_version`, which changes only when another connection commits (within the process,
 /// only the writer ever writes).
 final class StoreAccess: @unchecked Sendable {
-    /// The path or `file:` URI connections open.
+    /// The path or `file:` URI connections open; for a driver's database, its location.
     let path: String
     let isInMemory: Bool
+    /// The database's driver; nil for SQLite.
+    let driver: (any DatabaseDriver)?
+    /// The SQL the store speaks.
+    var dialect: SQLDialect { driver?.dialect ?? .sqlite }
+    /// Identifies this process's access in the announcements other instances hear.
+    let instance = UUID().uuidString
+    /// Delivers other instances' announcements, for a driver's database.
+    private let listener = Mutex<(any DriverListener)?>(nil)
+    /// The channel announcements go to: set with ``listen(on:)``.
+    private(set) var channel: String?
     /// Bumped by every commit a context of the process makes, and by every commit of another
     /// process noticed. A context that has merged up to the current generation is fresh.
     let generation = Atomic<UInt64>(0)
@@ -39,19 +49,30 @@ final class StoreAccess: @unchecked Sendable {
     /// The access layer of the store at `path`: the process's existing one, or a new one.
     /// - Throws: ``SQLiteError`` when the store cannot be opened.
     static func open(path: String, isInMemory: Bool) throws -> StoreAccess {
+        try open(key: path) { try StoreAccess(path: path, isInMemory: isInMemory, driver: nil) }
+    }
+
+    /// The access layer of a driver's database: the process's existing one, or a new one.
+    /// - Throws: the driver's error when it cannot connect.
+    static func open(driver: any DatabaseDriver) throws -> StoreAccess {
+        try open(key: driver.location) { try StoreAccess(path: driver.location, isInMemory: false, driver: driver) }
+    }
+
+    private static func open(key: String, _ make: () throws -> StoreAccess) throws -> StoreAccess {
         try registry.withLock { registry in
-            if let existing = registry[path]?.access { return existing }
-            let access = try StoreAccess(path: path, isInMemory: isInMemory)
-            registry[path] = WeakAccess(access: access)
+            if let existing = registry[key]?.access { return existing }
+            let access = try make()
+            registry[key] = WeakAccess(access: access)
             return access
         }
     }
 
-    private init(path: String, isInMemory: Bool) throws {
+    private init(path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws {
         self.path = path
         self.isInMemory = isInMemory
-        writer = try Self.connect(path, isInMemory: isInMemory)
-        writerDataVersion = try writer.dataVersion()
+        self.driver = driver
+        writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
+        writerDataVersion = driver == nil ? try writer.dataVersion() : 0
     }
 
     deinit {
@@ -63,7 +84,8 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     /// Opens a connection with the settings every connection to the store gets.
-    private static func connect(_ path: String, isInMemory: Bool) throws -> Connection {
+    private static func connect(_ path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws -> Connection {
+        if let driver { return Connection(driver: try driver.connect(), dialect: driver.dialect) }
         let connection = try Connection(path: path)
         if !isInMemory { try connection.execute("PRAGMA synchronous = NORMAL") }
         return connection
@@ -86,7 +108,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Checks for commits by other processes, unless the writer is busy (then the write in
     /// progress checks). Returns whether it checked.
     func noticeExternalCommits() -> Bool {
-        guard !isInMemory else { return true }
+        guard !isInMemory, driver == nil else { return true }
         guard lock.tryLock() else { return false }
         defer { lock.unlock() }
         do {
@@ -101,7 +123,7 @@ final class StoreAccess: @unchecked Sendable {
     /// their history records, or, when it cannot say, a change of unknown rows. Call with the
     /// writer, in its turn.
     func publishExternalCommits() throws {
-        guard !isInMemory else { return }
+        guard !isInMemory, driver == nil else { return }
         let version = try writer.dataVersion()
         guard version != writerDataVersion else { return }
         writerDataVersion = version
@@ -139,7 +161,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Checks for other processes' commits every ``watchInterval`` until the matching
     /// ``stopWatching()``, so that contexts and observers hear of them without reading first.
     func startWatching() {
-        guard !isInMemory else { return }
+        guard !isInMemory, driver == nil else { return }
         watches.withLock { watches in
             watches.count += 1
             guard watches.timer == nil else { return }
@@ -152,7 +174,7 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     func stopWatching() {
-        guard !isInMemory else { return }
+        guard !isInMemory, driver == nil else { return }
         watches.withLock { watches in
             watches.count -= 1
             guard watches.count == 0 else { return }
@@ -166,7 +188,7 @@ final class StoreAccess: @unchecked Sendable {
     /// A reader connection for a context: an idle one if there is one, else a new one.
     func reader() throws -> Connection {
         if let idle = idle.withLock({ $0.popLast() }) { return idle.connection }
-        return try Self.connect(path, isInMemory: isInMemory)
+        return try Self.connect(path, isInMemory: isInMemory, driver: driver)
     }
 
     /// Takes back a context's reader, keeping a few for the next contexts.
@@ -175,6 +197,31 @@ final class StoreAccess: @unchecked Sendable {
         idle.withLock { idle in
             if idle.count < 4 { idle.append(IdleConnection(connection: connection)) }
         }
+    }
+
+    // MARK: Other instances (drivers)
+
+    /// Starts hearing what other instances commit to the database, announced on `channel`: each
+    /// announcement is published to the process's contexts as a change. Call once the store's
+    /// identifier is known.
+    func listen(on channel: String) throws {
+        guard let driver else { return }
+        try listener.withLock { listener in
+            guard listener == nil else { return }
+            self.channel = channel
+            let instance = instance
+            listener = try driver.listen(on: channel) { [weak self] payload in
+                guard let self, let change = StoreChange(announcement: payload, ignoring: instance) else { return }
+                publish(change, from: nil)
+            }
+        }
+    }
+
+    /// Announces `change` to other instances when the transaction under way on `connection`
+    /// commits. Only drivers' databases announce.
+    func announce(_ change: StoreChange, through connection: Connection) throws {
+        guard let channel, !change.isEmpty else { return }
+        try connection.notify(channel, payload: change.announcement(from: instance))
     }
 
     // MARK: Change fan-out

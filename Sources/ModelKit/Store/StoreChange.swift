@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// What one commit changed in a store, as the contexts of the process learn it: the primary keys
@@ -16,6 +17,43 @@ struct StoreChange: Sendable {
     static let external = StoreChange(isExternal: true)
 
     var isEmpty: Bool { !isExternal && inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+/// How a change travels to other instances of a server on one database: as a
+/// `LISTEN`/`NOTIFY` payload, JSON naming the sending instance and the keys by entity. A change
+/// too large for one payload (8000 bytes) travels as a change of unknown rows.
+extension StoreChange {
+    private static let payloadLimit = 7_900
+
+    func announcement(from instance: String) -> String {
+        var object: [String: Any] = ["from": instance]
+        if isExternal {
+            object["all"] = true
+        } else {
+            object["i"] = inserted
+            object["u"] = updated
+            object["d"] = deleted
+        }
+        let text = (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) }
+        guard let text, text.utf8.count <= Self.payloadLimit else { return "{\"from\":\"\(instance)\",\"all\":true}" }
+        return text
+    }
+
+    /// The change another instance announced; nil for this instance's own announcements and for
+    /// payloads that are not announcements.
+    init?(announcement: String, ignoring instance: String) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(announcement.utf8))) as? [String: Any],
+            let from = object["from"] as? String, from != instance
+        else { return nil }
+        if object["all"] as? Bool == true {
+            self = .external
+            return
+        }
+        func keys(_ name: String) -> [String: [Int64]] {
+            ((object[name] as? [String: [NSNumber]]) ?? [:]).mapValues { $0.map(\.int64Value) }
+        }
+        self.init(inserted: keys("i"), updated: keys("u"), deleted: keys("d"))
+    }
 }
 
 /// Where a context receives the changes other contexts commit. The store appends from any thread;

@@ -23,10 +23,16 @@ struct TableSQL: Sendable {
     let selectByPrimaryKey: String
     /// An insert of every column.
     let insert: String
+    /// ``insert`` returning the new row's primary key, for dialects where the connection does
+    /// not tell it.
+    let insertReturningKey: String
     /// ``insert`` for entities with unique constraints: a conflict on any of them updates the
     /// stored row instead, and the statement returns the row's primary key. Nil without unique
     /// constraints.
     let upsert: String?
+    /// The same, one statement per unique constraint, for dialects that take one conflict
+    /// target per insert.
+    let upsertPerConstraint: [String]
     /// A delete of one row, by primary key.
     let delete: String
     /// The indexes of the `@Attribute(.preserveValueOnDeletion)` properties with a column.
@@ -55,17 +61,28 @@ struct TableSQL: Sendable {
             ? nil : "SELECT \(([pk] + preservedColumns.map { columns[$0] }).joined(separator: ", ")) FROM \(table)"
         let inserted = storedColumns.map { columns[$0] }
         let placeholders = SQL.placeholders(inserted.count)
-        insert = "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
-        if uniqueConstraints.isEmpty {
-            upsert = nil
-        } else {
-            let assignments = inserted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            let conflicts = uniqueConstraints.map { constraint in
-                let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
-                return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
-            }
-            upsert = insert + conflicts.joined() + " RETURNING \(pk)"
+        // A model with no stored property inserts a row of defaults.
+        let insert = inserted.isEmpty
+            ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
+        self.insert = insert
+        insertReturningKey = insert + " RETURNING \(pk)"
+        let assignments = inserted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let conflicts = uniqueConstraints.map { constraint in
+            let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
+            return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
         }
+        upsert = conflicts.isEmpty ? nil : insert + conflicts.joined() + " RETURNING \(pk)"
+        upsertPerConstraint = conflicts.map { insert + $0 + " RETURNING \(pk)" }
+    }
+
+    /// The insert for `dialect`.
+    func insert(for dialect: SQLDialect) -> String {
+        dialect.insertReturnsKey ? insertReturningKey : insert
+    }
+
+    /// The upserts to try in turn for `dialect`, until one does not meet another constraint.
+    func upserts(for dialect: SQLDialect) -> [String] {
+        dialect.allowsSeveralConflictTargets ? upsert.map { [$0] } ?? [] : upsertPerConstraint
     }
 
     /// The primary key and every column, as ``select`` lists them, optionally qualified by a
@@ -81,23 +98,23 @@ struct TableSQL: Sendable {
     }
 
     /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
-    var createTable: String {
-        let definitions = ["\(Self.quotedPrimaryKey) INTEGER PRIMARY KEY"] + storedColumns.map { Self.columnDefinition(properties[$0]) }
+    func createTable(_ dialect: SQLDialect) -> String {
+        let definitions = [dialect.primaryKeyDefinition] + storedColumns.map { Self.columnDefinition(properties[$0], dialect) }
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
 
-    static func columnDefinition(_ property: Schema.PropertyMetadata) -> String {
-        "\(property.name.quotedIdentifier) \(property.codec!.affinity.rawValue)"
+    static func columnDefinition(_ property: Schema.PropertyMetadata, _ dialect: SQLDialect) -> String {
+        "\(property.name.quotedIdentifier) \(dialect.columnType(property.codec!.affinity))"
     }
 
     /// The name of ModelKit's index over `properties`.
-    func indexName(on properties: [Schema.PropertyMetadata], unique: Bool) -> String {
-        "\(name)_\(properties.map(\.name).joined(separator: "_"))_\(unique ? "unique" : "index")"
+    func indexName(on properties: [Schema.PropertyMetadata], unique: Bool, _ dialect: SQLDialect) -> String {
+        dialect.identifier("\(name)_\(properties.map(\.name).joined(separator: "_"))_\(unique ? "unique" : "index")")
     }
 
     /// Creates the index over `properties` if the store lacks it.
-    func createIndex(on properties: [Schema.PropertyMetadata], unique: Bool) -> String {
-        let index = indexName(on: properties, unique: unique).quotedIdentifier
+    func createIndex(on properties: [Schema.PropertyMetadata], unique: Bool, _ dialect: SQLDialect) -> String {
+        let index = indexName(on: properties, unique: unique, dialect).quotedIdentifier
         let columns = properties.map(\.name.quotedIdentifier).joined(separator: ", ")
         return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index) ON \(table) (\(columns))"
     }
