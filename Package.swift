@@ -76,6 +76,12 @@ var targets: [Target] = [
         name: "ModelKit",
         dependencies: [sqliteDependency, "ModelKitMacros"]
     ),
+    .systemLibrary(
+        name: "CLibPQ",
+        pkgConfig: "libpq",
+        providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+    ),
+    .target(name: "ModelKitPostgres", dependencies: ["ModelKit", "CLibPQ"]),
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(name: "modelkit-bench", dependencies: ["ModelKit", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
@@ -91,7 +97,7 @@ var targets: [Target] = [
         linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
     ),
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
-    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
+    .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "modelkit-crash-writer", "TestSupport"] + swiftDataDependency),
     .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
@@ -111,6 +117,7 @@ let package = Package(
     products: [
         .library(name: "AppState", targets: ["AppState"]),
         .library(name: "ModelKit", targets: ["ModelKit"]),
+        .library(name: "ModelKitPostgres", targets: ["ModelKitPostgres"]),
     ],
     targets: targets,
     swiftLanguageModes: [.v6]

@@ -138,9 +138,8 @@ final class Statement {
     func rows(_ values: [SQLValue] = []) throws -> [[SQLValue]] {
         try bind(values)
         var rows: [[SQLValue]] = []
-        let count = columnCount
         while try step() {
-            rows.append((0..<count).map { column($0) })
+            rows.append((0..<columnCount).map { column($0) })
         }
         return rows
     }

@@ -1,0 +1,151 @@
+import CLibPQ
+import Foundation
+import ModelKit
+
+/// One libpq connection, used from one isolation domain at a time. A connection that drops
+/// fails the operation under way with ``PostgresError/Kind/connectionLost``; the next operation
+/// reconnects (prepared statements are prepared again).
+final class PostgresConnection: DriverConnection {
+    private let connection: OpaquePointer
+    private let searchPath: String?
+    /// Bumped by each reconnection: statements prepared before it prepare again.
+    private(set) var session = 0
+    private var statementCount = 0
+    var changes = 0
+
+    /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
+    /// store's PostgreSQL schema, created if missing).
+    init(keywords: [String], values: [String], searchPath: String?) throws {
+        connection = Self.connect(keywords: keywords, values: values)
+        self.searchPath = searchPath
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.message(of: connection)
+            PQfinish(connection)
+            throw PostgresError(kind: .cannotConnect, message: message)
+        }
+        try configureSession()
+    }
+
+    deinit { PQfinish(connection) }
+
+    private static func connect(keywords: [String], values: [String]) -> OpaquePointer {
+        let keywordPointers = keywords.map { strdup($0) } + [nil]
+        let valuePointers = values.map { strdup($0) } + [nil]
+        defer {
+            keywordPointers.forEach { free($0) }
+            valuePointers.forEach { free($0) }
+        }
+        return keywordPointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { keys in
+            valuePointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+                PQconnectdbParams(keys.baseAddress, values.baseAddress, 1)
+            }
+        }
+    }
+
+    private func configureSession() throws {
+        var setup = "SET client_min_messages TO warning; SET extra_float_digits TO 1"
+        if let searchPath {
+            let quoted = "\"\(searchPath.replacingOccurrences(of: "\"", with: "\"\""))\""
+            setup += "; CREATE SCHEMA IF NOT EXISTS \(quoted); SET search_path TO \(quoted)"
+        }
+        try run(setup)
+    }
+
+    static func message(of connection: OpaquePointer?) -> String {
+        guard let connection, let text = PQerrorMessage(connection) else { return "unknown error" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: DriverConnection
+
+    func prepare(_ sql: String) throws -> any DriverStatement {
+        statementCount += 1
+        return PostgresStatement(connection: self, name: "modelkit_\(statementCount)", sql: sql)
+    }
+
+    func execute(_ sql: String) throws {
+        try run(sql)
+    }
+
+    func notify(_ channel: String, payload: String) throws {
+        try withResult(sql: "SELECT pg_notify($1, $2)", { connection in
+            [channel, payload].withCStrings { values in
+                PQexecParams(connection, "SELECT pg_notify($1, $2)", 2, nil, values, nil, nil, 0)
+            }
+        }) { _ in }
+    }
+
+    // MARK: Running
+
+    /// Runs `sql` (one or more statements, no parameters).
+    private func run(_ sql: String) throws {
+        try withResult(sql: sql, { PQexec($0, sql) }) { result in
+            changes = Int(String(cString: PQcmdTuples(result))) ?? 0
+        }
+    }
+
+    /// Reconnects if the connection dropped since the last operation.
+    func ensureConnected() throws {
+        guard PQstatus(connection) != CONNECTION_OK else { return }
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(kind: .connectionLost, message: Self.message(of: connection))
+        }
+        session += 1
+        try configureSession()
+    }
+
+    /// Calls `make` with the connection, checks the result, and hands it to `body` before
+    /// clearing it.
+    func withResult<R>(sql: String?, _ make: (OpaquePointer) -> OpaquePointer?, _ body: (OpaquePointer) throws -> R) throws -> R {
+        try ensureConnected()
+        guard let result = make(connection) else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return try body(result)
+        default:
+            throw error(from: result, sql: sql)
+        }
+    }
+
+    /// Like ``withResult(sql:_:_:)``, but keeps the result for the caller, who clears it.
+    func keptResult(sql: String, _ make: (OpaquePointer) -> OpaquePointer?) throws -> OpaquePointer {
+        try ensureConnected()
+        guard let result = make(connection) else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return result
+        default:
+            defer { PQclear(result) }
+            throw error(from: result, sql: sql)
+        }
+    }
+
+    private var lostOrFailed: PostgresError.Kind {
+        PQstatus(connection) == CONNECTION_OK ? .statementFailed : .connectionLost
+    }
+
+    func error(from result: OpaquePointer, sql: String?) -> PostgresError {
+        let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        let message = PQresultErrorMessage(result).map { String(cString: $0) } ?? Self.message(of: connection)
+        // Class 08 is a connection exception; a dropped connection may report no state at all.
+        let lost = PQstatus(connection) != CONNECTION_OK || state?.hasPrefix("08") == true || state?.hasPrefix("57P") == true
+        return PostgresError(kind: lost ? .connectionLost : .statementFailed, sqlState: state, message: message, sql: sql)
+    }
+
+    var handle: OpaquePointer { connection }
+}
+
+extension Array where Element == String {
+    /// Calls `body` with the strings as C strings, for libpq's parameter arrays.
+    func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let pointers = map { strdup($0) }
+        defer { pointers.forEach { free($0) } }
+        return pointers.map { UnsafePointer($0) }.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}

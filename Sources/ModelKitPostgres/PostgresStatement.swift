@@ -1,0 +1,131 @@
+import CLibPQ
+import Foundation
+import ModelKit
+
+/// A prepared statement on a ``PostgresConnection``. ModelKit's SQL numbers no parameters
+/// (`?`); the statement numbers them (`$1`, `$2`, …) outside quotes, prepares the text once per
+/// session, and renders each bound value in the form PostgreSQL's chosen parameter type reads.
+final class PostgresStatement: DriverStatement {
+    private unowned let connection: PostgresConnection
+    private let name: String
+    private let sql: String
+    /// The text PostgreSQL prepares: `sql` with numbered parameters.
+    private let text: String
+    private let parameterCount: Int
+    /// The session the statement was prepared in, and the parameter types PostgreSQL chose.
+    private var prepared: (session: Int, types: [Oid])?
+    private var values: [SQLValue] = []
+    private var result: OpaquePointer?
+    private var row = -1
+    private var rowCount = 0
+    private var columnTypes: [Oid] = []
+    private(set) var columnCount: Int32 = 0
+
+    init(connection: PostgresConnection, name: String, sql: String) {
+        self.connection = connection
+        self.name = name
+        self.sql = sql
+        (text, parameterCount) = Self.numberingParameters(of: sql)
+    }
+
+    deinit {
+        if let result { PQclear(result) }
+        if prepared?.session == connection.session {
+            PQclear(PQexec(connection.handle, "DEALLOCATE \(name)"))
+        }
+    }
+
+    func bind(_ values: [SQLValue]) {
+        reset()
+        self.values = values
+    }
+
+    func reset() {
+        if let result { PQclear(result) }
+        result = nil
+        row = -1
+    }
+
+    func step() throws -> Bool {
+        if result == nil {
+            try execute()
+            row = 0
+        } else {
+            row += 1
+        }
+        return row < rowCount
+    }
+
+    func column(_ index: Int32) -> SQLValue {
+        guard let result, row < rowCount, PQgetisnull(result, Int32(row), index) == 0 else { return .null }
+        let count = Int(PQgetlength(result, Int32(row), index))
+        let bytes = UnsafeRawPointer(PQgetvalue(result, Int32(row), index)!).assumingMemoryBound(to: UInt8.self)
+        let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return PostgresValue.decode(text, type: columnTypes[Int(index)])
+    }
+
+    // MARK: Running
+
+    private func execute() throws {
+        if prepared?.session != connection.session { try prepare() }
+        let types = prepared!.types
+        var rendered: [PostgresValue.Parameter] = []
+        rendered.reserveCapacity(parameterCount)
+        for index in 0..<parameterCount {
+            let value = index < values.count ? values[index] : .null
+            rendered.append(try PostgresValue.parameter(value, type: types[index], sql: sql))
+        }
+        let kept = try PostgresValue.withParameters(rendered) { pointers, lengths, formats in
+            try connection.keptResult(sql: sql) { handle in
+                PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
+            }
+        }
+        result = kept
+        rowCount = Int(PQntuples(kept))
+        columnCount = PQnfields(kept)
+        columnTypes = (0..<columnCount).map { PQftype(kept, $0) }
+        connection.changes = Int(String(cString: PQcmdTuples(kept))) ?? 0
+    }
+
+    /// Prepares the text, letting PostgreSQL choose each parameter's type from its context, and
+    /// declaring the types of those it cannot (`SELECT ?`) from the values bound.
+    private func prepare() throws {
+        do {
+            try prepare(declaring: values.map { PostgresValue.declaredType(of: $0) })
+        } catch let error as PostgresError where error.sqlState == "42P18" {
+            try prepare(declaring: values.map { PostgresValue.fallbackType(of: $0) })
+        }
+    }
+
+    private func prepare(declaring declared: [Oid]) throws {
+        let types = (0..<parameterCount).map { $0 < declared.count ? declared[$0] : 0 }
+        try connection.withResult(sql: sql, { handle in PQprepare(handle, name, text, Int32(parameterCount), types) }) { _ in }
+        let chosen = try connection.withResult(sql: sql, { PQdescribePrepared($0, name) }) { result in
+            (0..<Int32(parameterCount)).map { PQparamtype(result, $0) }
+        }
+        prepared = (connection.session, chosen)
+    }
+
+    /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, …, and the count.
+    static func numberingParameters(of sql: String) -> (String, Int) {
+        var output = ""
+        output.reserveCapacity(sql.utf8.count + 16)
+        var count = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                output.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                output.append(character)
+            } else if character == "?" {
+                count += 1
+                output += "$\(count)"
+            } else {
+                output.append(character)
+            }
+        }
+        return (output, count)
+    }
+}
