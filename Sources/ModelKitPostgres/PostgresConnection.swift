@@ -18,10 +18,9 @@ final class PostgresConnection: DriverConnection {
     init(keywords: [String], values: [String], searchPath: String?) throws {
         connection = Self.connect(keywords: keywords, values: values)
         self.searchPath = searchPath
+        // Throwing from here on runs deinit, which finishes the connection.
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.message(of: connection)
-            PQfinish(connection)
-            throw PostgresError(kind: .cannotConnect, message: message)
+            throw PostgresError(kind: .cannotConnect, message: Self.message(of: connection))
         }
         try configureSession()
     }

@@ -12,14 +12,10 @@ struct PostgresDriver: DatabaseDriver {
     /// The database's URL without its password.
     var redactedURL: URL { PostgresConfiguration.redacted(url) }
 
-    /// Host, port, user, database and schema: what makes two configurations the same store.
-    var location: String {
-        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let host = components?.host ?? "localhost"
-        let port = components?.port.map(String.init) ?? "5432"
-        let user = components?.user ?? ""
-        return "postgresql://\(user)@\(host):\(port)\(components?.path ?? "")#\(searchPath ?? "public")"
-    }
+    /// The URL without its password: containers with equal URLs share one access layer in the
+    /// process; a different URL to the same database (another `application_name`, say) acts as
+    /// another instance.
+    var location: String { redactedURL.absoluteString }
 
     /// The `schema` query parameter: the PostgreSQL schema holding the store's tables.
     var searchPath: String? {
@@ -33,7 +29,13 @@ struct PostgresDriver: DatabaseDriver {
         let items = components?.queryItems?.filter { $0.name != "schema" }
         components?.queryItems = items?.isEmpty == false ? items : nil
         let seconds = max(2, Int(connectTimeout.components.seconds))
-        return (["dbname", "connect_timeout", "application_name"], [components?.string ?? url.absoluteString, String(seconds), "ModelKit"])
+        var keywords = ["dbname", "connect_timeout"]
+        var values = [components?.string ?? url.absoluteString, String(seconds)]
+        if items?.contains(where: { $0.name == "application_name" }) != true {
+            keywords.append("application_name")
+            values.append("ModelKit")
+        }
+        return (keywords, values)
     }
 
     func connect() throws -> any DriverConnection {

@@ -5,19 +5,19 @@ import Testing
 @Suite struct AttributeRoundTripTests {
     /// Saves `model` and reads it back through a fresh context (and, on disk, a fresh container).
     func roundTrip(_ model: AllTypes, in kind: StoreKind) throws -> AllTypes {
-        let store = try TemporaryStore()
-        let container = kind == .onDisk ? try store.container(for: AllTypes.self) : try inMemoryContainer(for: AllTypes.self)
+        let store = try TestStore(kind)
+        let container = try store.container(for: AllTypes.self)
         let context = ModelContext(container)
         context.insert(model)
         try context.save()
-        let reader = kind == .onDisk ? try store.container(for: AllTypes.self) : container
+        let reader = kind == .inMemory ? container : try store.container(for: AllTypes.self)
         let fetched = try ModelContext(reader).fetch(FetchDescriptor<AllTypes>())
         try #require(fetched.count == 1)
         #expect(fetched[0] !== model)
         return fetched[0]
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.withPostgres)
     func extremeValuesRoundTripExactly(kind: StoreKind) throws {
         let model = AllTypes()
         model.bool = true
@@ -33,7 +33,8 @@ import Testing
         model.uint64 = .max
         model.double = .greatestFiniteMagnitude
         model.float = -.leastNonzeroMagnitude
-        model.string = "Grüße, 世界 👋🏽 \u{0} end"
+        // PostgreSQL's text cannot hold NUL (a typed error: see PostgresStoreTests).
+        model.string = kind == .postgres ? "Grüße, 世界 👋🏽 end" : "Grüße, 世界 👋🏽 \u{0} end"
         model.date = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_7)
         model.data = Data([0, 255, 1, 0])
         model.uuid = UUID()
@@ -92,7 +93,7 @@ import Testing
         #expect(read.optionalDouble == -.infinity)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.withPostgres)
     func emptyAndNilValuesRoundTrip(kind: StoreKind) throws {
         let read = try roundTrip(AllTypes(), in: kind)
         #expect(read.data == Data())

@@ -3,7 +3,18 @@ import ModelKit
 import ModelKitPostgres
 import Testing
 
-/// The same models, fetches and predicates on PostgreSQL as on SQLite.
+@Model final class Member {
+    @Attribute(.unique) var email: String
+    @Attribute(.unique) var handle: String
+    var name: String
+    init(email: String, handle: String, name: String) {
+        self.email = email
+        self.handle = handle
+        self.name = name
+    }
+}
+
+/// The same models, fetches and predicates on PostgreSQL as on SQLite, and the same answers.
 @Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
 struct PostgresStoreTests {
     @Test func modelsRoundTripThroughInsertFetchUpdateAndDelete() throws {
@@ -25,5 +36,130 @@ struct PostgresStoreTests {
         reader.delete(open[0])
         try reader.save()
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 1)
+    }
+
+    @Test func stringsSortByCodePointAndMatchCaseSensitivelyAndLiterally() throws {
+        let database = PostgresTestDatabase()
+        let context = ModelContext(try database.container(for: TodoItem.self))
+        for title in ["b", "B", "a", "É", "é", "100%", "1_0", "it's", "back\\slash", "Z"] { context.insert(TodoItem(title: title)) }
+        try context.save()
+        let sorted = try context.fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        #expect(sorted == ["100%", "1_0", "B", "Z", "a", "b", "back\\slash", "it's", "É", "é"])
+        func titles(_ predicate: Predicate<TodoItem>) throws -> [String] {
+            try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
+        }
+        #expect(try titles(#Predicate { $0.title.contains("b") }) == ["b", "back\\slash"])
+        #expect(try titles(#Predicate { $0.title.contains("%") }) == ["100%"])
+        #expect(try titles(#Predicate { $0.title.contains("_") }) == ["1_0"])
+        #expect(try titles(#Predicate { $0.title.contains("'") }) == ["it's"])
+        #expect(try titles(#Predicate { $0.title.contains("\\") }) == ["back\\slash"])
+        #expect(try titles(#Predicate { $0.title.starts(with: "1") }) == ["100%", "1_0"])
+        #expect(try titles(#Predicate { $0.title > "Z" && $0.title < "c" }) == ["a", "b", "back\\slash"])
+    }
+
+    @Test func aStringWithNULIsATypedErrorNamingThePropertyAndNothingIsWritten() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "fine"))
+        context.insert(TodoItem(title: "bad\u{0}title"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case .valueNotStorable(entity: "TodoItem", property: "title", _)? = error as? ModelKitError else { return false }
+            return true
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 0)
+        #expect(context.hasChanges)
+    }
+
+    @Test(arguments: [Double.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1])
+    func doublesRoundTripExactlyAndNaNEqualsNothing(value: Double) throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: AllTypes.self)
+        let context = ModelContext(container)
+        let model = AllTypes()
+        model.double = value
+        model.optionalDouble = value
+        context.insert(model)
+        try context.save()
+        let read = try #require(try ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
+        if value.isNaN {
+            #expect(read.double.isNaN && read.optionalDouble?.isNaN == true)
+        } else {
+            #expect(read.double.bitPattern == value.bitPattern)
+            #expect(read.optionalDouble?.bitPattern == value.bitPattern)
+        }
+        let equal = try ModelContext(container).fetchCount(FetchDescriptor<AllTypes>(predicate: #Predicate { $0.double == value }))
+        #expect(equal == (value.isNaN ? 0 : 1), "Swift's == : a NaN equals nothing, not even NaN")
+    }
+
+    @Test func uniqueUpsertsUpdateTheRowThatConflictsOnEitherConstraint() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: Member.self)
+        let context = ModelContext(container)
+        context.insert(Member(email: "ada@example.com", handle: "ada", name: "Ada"))
+        context.insert(Member(email: "bob@example.com", handle: "bob", name: "Bob"))
+        try context.save()
+        let writer = ModelContext(container)
+        writer.insert(Member(email: "ada@example.com", handle: "ada", name: "Ada Lovelace"))
+        writer.insert(Member(email: "robert@example.com", handle: "bob", name: "Robert"))
+        try writer.save()
+        let accounts = try ModelContext(container).fetch(FetchDescriptor<Member>(sortBy: [SortDescriptor(\.handle)]))
+        #expect(accounts.map(\.name) == ["Ada Lovelace", "Robert"])
+        #expect(accounts.map(\.email) == ["ada@example.com", "robert@example.com"])
+    }
+
+    @Test func anUnreachableServerIsATypedErrorWithinTheConnectTimeoutAndHidesThePassword() throws {
+        let url = URL(string: "postgresql://app:s3cret-pw@127.0.0.1:1/notes")!
+        let configuration = PostgresConfiguration(url: url, connectTimeout: .seconds(2))
+        #expect(!configuration.description.contains("s3cret-pw"))
+        let start = Date()
+        #expect {
+            _ = try ModelContainer(for: Schema([TodoItem.self]), configurations: [configuration])
+        } throws: { error in
+            guard let error = error as? PostgresError else { return false }
+            return error.kind == .cannotConnect && !"\(error)".contains("s3cret-pw")
+        }
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test func aDroppedConnectionFailsTheOperationWithATypedErrorAndTheNextOneReconnects() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "before"))
+        try context.save()
+        try database.dropConnections(instance: 1)
+        context.insert(TodoItem(title: "during"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            (error as? PostgresError)?.kind == .connectionLost
+        }
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])).map(\.title) == ["before", "during"])
+    }
+
+    @Test func batchDeletesAndCountsRunOnTheServer() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        for index in 0..<100 {
+            let item = TodoItem(title: "item \(index)")
+            item.priority = index % 5
+            context.insert(item)
+        }
+        try context.save()
+        try context.delete(model: TodoItem.self, where: #Predicate { $0.priority == 0 })
+        #expect(try context.fetchCount(FetchDescriptor<TodoItem>()) == 80)
+        var page = FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.priority, order: .reverse), SortDescriptor(\.title)])
+        page.fetchOffset = 10
+        page.fetchLimit = 5
+        #expect(try context.fetch(page).count == 5)
+        let ids = [1, 3]
+        #expect(try context.fetchCount(FetchDescriptor<TodoItem>(predicate: #Predicate { ids.contains($0.priority) })) == 40)
+        let many = Array(0..<100)
+        #expect(try context.fetchCount(FetchDescriptor<TodoItem>(predicate: #Predicate { many.contains($0.priority) })) == 80)
     }
 }

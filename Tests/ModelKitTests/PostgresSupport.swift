@@ -14,24 +14,38 @@ final class PostgresTestDatabase: Sendable {
 
     let schemaName = "modelkit_test_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
 
-    /// The URL of this test's schema.
-    var url: URL {
+    /// The URL of this test's schema, as server instance `instance` connects: each instance has
+    /// its own `application_name`, so containers of different instances do not share an access
+    /// layer, as if they ran in different processes.
+    func url(instance: Int = 1) -> URL {
         var components = URLComponents(url: Self.serverURL!, resolvingAgainstBaseURL: false)!
-        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "schema", value: schemaName)]
+        components.queryItems = (components.queryItems ?? []) + [
+            URLQueryItem(name: "schema", value: schemaName), URLQueryItem(name: "application_name", value: applicationName(instance: instance)),
+        ]
         return components.url!
     }
 
-    func configuration(allowsSave: Bool = true) -> PostgresConfiguration {
-        PostgresConfiguration(url: url, allowsSave: allowsSave)
+    var url: URL { url() }
+
+    /// The `application_name` of instance `instance`'s connections.
+    func applicationName(instance: Int) -> String { "\(schemaName)_\(instance)" }
+
+    func configuration(allowsSave: Bool = true, instance: Int = 1) -> PostgresConfiguration {
+        PostgresConfiguration(url: url(instance: instance), allowsSave: allowsSave)
     }
 
-    func container(for types: any PersistentModel.Type...) throws -> ModelContainer {
-        try ModelContainer(for: Schema(types), configurations: [configuration()])
+    func container(for types: any PersistentModel.Type..., instance: Int = 1) throws -> ModelContainer {
+        try ModelContainer(for: Schema(types), configurations: [configuration(instance: instance)])
+    }
+
+    /// Ends every connection instance `instance` has, as a server restart would.
+    func dropConnections(instance: Int) throws {
+        try execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))'")
     }
 
     /// Runs `sql` in the test's schema, outside ModelKit.
     func execute(_ sql: String) throws {
-        let driver = PostgresDriver(url: url, connectTimeout: .seconds(5))
+        let driver = PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5))
         try driver.connect().execute(sql)
     }
 

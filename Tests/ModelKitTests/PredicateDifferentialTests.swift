@@ -140,9 +140,11 @@ struct PredicateGenerator {
 @Suite struct PredicateDifferentialTests {
     /// 600 random predicates over 300 random rows: the SQL path and `predicate.evaluate` must
     /// return the same models in the same order.
-    @Test func sqlAndSwiftEvaluationAgree() throws {
+    @Test(arguments: [StoreKind.inMemory] + StoreKind.withPostgres.filter { $0 == .postgres })
+    func sqlAndSwiftEvaluationAgree(kind: StoreKind) throws {
         let generator = PredicateGenerator(random: SeededRandom(seed: 20_261_129))
-        let container = try inMemoryContainer(for: Ticket.self)
+        let store = try TestStore(kind)
+        let container = try store.container(for: Ticket.self)
         let writer = ModelContext(container)
         for index in 0..<300 { writer.insert(generator.ticket(index)) }
         try writer.save()
@@ -154,7 +156,7 @@ struct PredicateGenerator {
         var nonTrivial = 0
         for _ in 0..<600 {
             let predicate = generator.predicate()
-            let plan = FetchPlan(FetchDescriptor(predicate: predicate, sortBy: sort), entity: entity)
+            let plan = FetchPlan(FetchDescriptor(predicate: predicate, sortBy: sort), entity: entity, dialect: kind == .postgres ? .postgres : .sqlite)
             try #require(plan.untranslated == nil, "\(plan.untranslated!)")
             let viaSQL = try context.fetch(FetchDescriptor(predicate: predicate, sortBy: sort))
             let viaSwift = try all.filter { try predicate.evaluate($0) }

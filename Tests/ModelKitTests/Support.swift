@@ -49,11 +49,40 @@ func inMemoryContainer(for types: any PersistentModel.Type..., allowsSave: Bool 
     try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true, allowsSave: allowsSave)])
 }
 
-/// Where a test's store lives, for tests that run against both.
+/// Where a test's store lives, for tests that run against several.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case inMemory, onDisk
+    case inMemory, onDisk, postgres
+
+    /// The SQLite kinds.
+    static var allCases: [StoreKind] { [.inMemory, .onDisk] }
+
+    /// The SQLite kinds, and PostgreSQL when a test server is set (see ``PostgresTestDatabase``).
+    static var withPostgres: [StoreKind] { allCases + (PostgresTestDatabase.isAvailable ? [.postgres] : []) }
 
     var testDescription: String { rawValue }
+}
+
+/// A store of one kind for one test. Its containers share it, except in memory, where each
+/// container has a store of its own. Files and schemas go when the test is done.
+final class TestStore {
+    let kind: StoreKind
+    private let file: TemporaryStore
+    private let postgres: PostgresTestDatabase?
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        file = try TemporaryStore()
+        postgres = kind == .postgres ? PostgresTestDatabase() : nil
+    }
+
+    func container(for types: any PersistentModel.Type...) throws -> ModelContainer {
+        let schema = Schema(types)
+        switch kind {
+        case .inMemory: return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        case .onDisk: return try ModelContainer(for: schema, configurations: [ModelConfiguration(url: file.url)])
+        case .postgres: return try ModelContainer(for: schema, configurations: [postgres!.configuration()])
+        }
+    }
 }
 
 /// A SQLite connection outside ModelKit, as another program would open the store.

@@ -41,6 +41,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A string or data value is longer than SQLite can store (1,000,000,000 bytes by default).
     /// Nothing was written.
     case valueTooLarge(SQLiteError)
+    /// A property's value is one the store's database cannot hold, such as a string with a NUL
+    /// character in PostgreSQL. Nothing was written.
+    case valueNotStorable(entity: String, property: String, reason: String)
     /// Another process held the store's lock for longer than the busy timeout (5 seconds).
     case storeLocked(URL)
     /// A save changed or deleted models whose rows another context or process had deleted. The
@@ -99,6 +102,8 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .valueTooLarge(let error):
             "A string or data value is longer than SQLite can store (\(error.message)). Nothing was written; "
                 + "keep large data in files and store their URLs."
+        case .valueNotStorable(let entity, let property, let reason):
+            "\(entity).\(property) holds a value the store cannot keep: \(reason). Nothing was written."
         case .storeLocked(let url):
             "The store at \(url.path) is locked by another process, which held it longer than the busy timeout. "
                 + "Nothing was written; try again later."

@@ -158,7 +158,7 @@ extension ModelContext {
         defer { insert.reset() }
         do {
             let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
-                try insert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
+                try insert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
                 return try insertedKey(insert, in: connection)
             }
             history?.insert(entity: entity.name, rowID: rowID)
@@ -170,7 +170,7 @@ extension ModelContext {
                 defer { upsert.reset() }
                 do {
                     let rowID = try connection.recoverable(if: index < upserts.count - 1) {
-                        try upsert.bind(count: stored.count) { try model._modelKitValue(at: stored[$0]) }
+                        try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
                         guard try upsert.step() else { throw error }
                         return upsert.int64(at: 0)
                     }
@@ -182,6 +182,20 @@ extension ModelContext {
             }
             throw error
         }
+    }
+
+    /// The value of the model's property at `column`, as the store will hold it.
+    /// - Throws: ``ModelKitError/valueNotStorable(entity:property:reason:)`` for a string with a
+    ///   NUL character, which PostgreSQL's text cannot hold.
+    private func storedValue(
+        of model: any PersistentModel, at column: Int, in entity: Schema.Entity, _ dialect: SQLDialect
+    ) throws -> SQLValue {
+        let value = try model._modelKitValue(at: column)
+        if dialect == .postgres, case .text(let text) = value, text.utf8.contains(0) {
+            throw ModelKitError.valueNotStorable(
+                entity: entity.name, property: entity.properties[column].name, reason: "PostgreSQL text cannot hold a NUL character")
+        }
+        return value
     }
 
     /// Runs a bound insert and returns the new row's key, as the dialect gives it.
@@ -217,7 +231,7 @@ extension ModelContext {
             statements[key] = statement
         }
         try statement.bind(count: columns.count + 1) { index in
-            index < columns.count ? try model._modelKitValue(at: columns[index]) : .integer(rowID)
+            index < columns.count ? try storedValue(of: model, at: columns[index], in: entity, connection.dialect) : .integer(rowID)
         }
         while try statement.step() {}
         return connection.changes == 1
