@@ -38,6 +38,25 @@ final class PostgresTestDatabase: Sendable {
         try ModelContainer(for: Schema(types), configurations: [configuration(instance: instance)])
     }
 
+    /// The rows of `sql`, run in the test's schema outside ModelKit, as text ("NULL" for NULL).
+    func rows(_ sql: String) throws -> [[String]] {
+        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5)).connect()
+        let statement = try connection.prepare(sql)
+        var rows: [[String]] = []
+        while try statement.step() {
+            rows.append((0..<statement.columnCount).map { index in
+                switch statement.column(index) {
+                case .null: "NULL"
+                case .integer(let value): String(value)
+                case .real(let value): String(value)
+                case .text(let value): value
+                case .blob(let value): value.base64EncodedString()
+                }
+            })
+        }
+        return rows
+    }
+
     /// Ends every connection instance `instance` has, as a server restart would.
     func dropConnections(instance: Int) throws {
         try execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))'")

@@ -3,15 +3,35 @@ import Testing
 
 @testable import ModelKit
 
-/// Relationship predicates over random object graphs: SQL and `predicate.evaluate` must agree.
+/// Relationship predicates over random object graphs: SQL and `predicate.evaluate` must agree,
+/// on SQLite and on PostgreSQL.
 @Suite struct RelationshipDifferentialTests {
+    static let kinds = [StoreKind.inMemory] + StoreKind.withPostgres.filter { $0 == .postgres }
+
+    @Test(arguments: kinds) func bookPredicatesThroughTheShelfAgree(kind: StoreKind) throws {
+        try RelationshipGraph(kind).bookPredicatesThroughTheShelfAgree()
+    }
+
+    @Test(arguments: kinds) func shelfPredicatesOverTheBooksAgree(kind: StoreKind) throws {
+        try RelationshipGraph(kind).shelfPredicatesOverTheBooksAgree()
+    }
+
+    @Test(arguments: kinds) func categoryPredicatesThroughParentsAndChildrenAgree(kind: StoreKind) throws {
+        try RelationshipGraph(kind).categoryPredicatesThroughParentsAndChildrenAgree()
+    }
+}
+
+/// A random graph of shelves, books and categories, and the checks run over it.
+struct RelationshipGraph {
+    let store: TestStore
     let container: ModelContainer
     let context: ModelContext
     static let names = ["a", "ab", "b", "", "a%", "_"]
     var names: [String] { Self.names }
 
-    init() throws {
-        container = try inMemoryContainer(for: Shelf.self, Category.self)
+    init(_ kind: StoreKind) throws {
+        store = try TestStore(kind)
+        container = try store.container(for: Shelf.self, Category.self)
         let writer = ModelContext(container)
         let random = SeededRandom(seed: 8)
         let names = Self.names
@@ -34,7 +54,7 @@ import Testing
 
     func agree<T: PersistentModel>(_ predicate: Predicate<T>, sortBy: [SortDescriptor<T>]) throws -> Bool {
         let descriptor = FetchDescriptor(predicate: predicate, sortBy: sortBy)
-        let plan = FetchPlan(descriptor, entity: container.schema.entity(for: T.self)!)
+        let plan = FetchPlan(descriptor, entity: container.schema.entity(for: T.self)!, dialect: store.kind == .postgres ? .postgres : .sqlite)
         guard plan.untranslated == nil else { return false }
         let viaSQL = try context.fetch(descriptor).map(\.persistentModelID)
         let all = try context.fetch(FetchDescriptor<T>(sortBy: sortBy))
@@ -42,7 +62,7 @@ import Testing
         return viaSQL == viaSwift
     }
 
-    @Test func bookPredicatesThroughTheShelfAgree() throws {
+    func bookPredicatesThroughTheShelfAgree() throws {
         let sort = [SortDescriptor(\Book.title), SortDescriptor(\Book.persistentModelID)]
         var checked = 0
         for name in names + ["a0", "b1", "ab2"] {
@@ -55,7 +75,7 @@ import Testing
         #expect(checked > 30)
     }
 
-    @Test func shelfPredicatesOverTheBooksAgree() throws {
+    func shelfPredicatesOverTheBooksAgree() throws {
         let sort = [SortDescriptor(\Shelf.name), SortDescriptor(\Shelf.persistentModelID)]
         for name in names + ["a0", "b1"] {
             #expect(try agree(#Predicate<Shelf> { $0.books.contains { $0.title == name } }, sortBy: sort), "\(name)")
@@ -68,7 +88,7 @@ import Testing
         }
     }
 
-    @Test func categoryPredicatesThroughParentsAndChildrenAgree() throws {
+    func categoryPredicatesThroughParentsAndChildrenAgree() throws {
         let sort = [SortDescriptor(\Category.name), SortDescriptor(\Category.persistentModelID)]
         for name in names + ["a0", "b1"] {
             #expect(try agree(#Predicate<Category> { $0.parent?.name == name }, sortBy: sort), "\(name)")

@@ -3,17 +3,17 @@ import Testing
 
 @testable import ModelKit
 
+/// Relationships on a file and, when a test server is set, on PostgreSQL: each test opens new
+/// containers on one store, so what it checks has gone through the store.
 @Suite struct RelationshipTests {
-    let store: TemporaryStore
     let types: [any PersistentModel.Type] = [Shelf.self, Author.self, Category.self, Post.self, Reader.self]
 
-    init() throws { store = try TemporaryStore() }
-
-    func context() throws -> ModelContext {
-        ModelContext(try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: store.url)]))
+    func context(_ store: TestStore) throws -> ModelContext {
+        ModelContext(try store.container(forTypes: types))
     }
 
-    @Test func schemaIncludesRelatedTypesAndResolvesInverses() throws {
+    @Test(arguments: StoreKind.sharedStores) func schemaIncludesRelatedTypesAndResolvesInverses(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let schema = Schema([Shelf.self])
         #expect(schema.entities.map(\.name) == ["Shelf", "Book"])
         let books = try #require(schema.entities[0].relationships[1])
@@ -28,14 +28,15 @@ import Testing
         } else { Issue.record("many-to-many should use a join table") }
     }
 
-    @Test func toOneIsStoredAndLoadsLazilyInANewContainer() throws {
-        let writer = try context()
+    @Test(arguments: StoreKind.sharedStores) func toOneIsStoredAndLoadsLazilyInANewContainer(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let writer = try context(store)
         let shelf = Shelf(name: "Fiction")
         writer.insert(Book(title: "Dune", shelf: shelf))
         try writer.save()
-        #expect(try store.sql("SELECT title, shelf FROM Book") == [["Dune", "1"]])
+        #expect(try store.sql("SELECT title, shelf FROM \"Book\"") == [["Dune", "1"]])
 
-        let reader = try context()
+        let reader = try context(store)
         var statements: [String] = []
         reader.statementTrace = { statements.append($0) }
         let book = try reader.fetch(FetchDescriptor<Book>())[0]
@@ -46,8 +47,9 @@ import Testing
         #expect(try reader.fetch(FetchDescriptor<Shelf>())[0] === book.shelf)
     }
 
-    @Test func settingOneSideUpdatesTheOtherBeforeAnySave() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func settingOneSideUpdatesTheOtherBeforeAnySave(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let fiction = Shelf(name: "Fiction")
         let poetry = Shelf(name: "Poetry")
         let dune = Book(title: "Dune")
@@ -65,49 +67,53 @@ import Testing
         poetry.books = [odes]
         #expect(dune.shelf == nil)
         try context.save()
-        let reader = try self.context()  // relationships load through their context, so it stays
+        let reader = try self.context(store)  // relationships load through their context, so it stays
         let reloaded = try reader.fetch(FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)]))
         #expect(reloaded.map { $0.books.map(\.title) } == [[], ["Odes"]])
     }
 
-    @Test func modelsCreatedWithARelationshipLinkTheInverseOnInsert() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func modelsCreatedWithARelationshipLinkTheInverseOnInsert(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let shelf = Shelf(name: "Fiction")
         let book = Book(title: "Dune", shelf: shelf)
         context.insert(book)
         #expect(shelf.books.map(\.title) == ["Dune"])
         try context.save()
-        #expect(try self.context().fetchCount(FetchDescriptor<Shelf>()) == 1)  // inserted with the book
+        #expect(try self.context(store).fetchCount(FetchDescriptor<Shelf>()) == 1)  // inserted with the book
     }
 
-    @Test func insertingAModelInsertsTheNewModelsItReferences() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func insertingAModelInsertsTheNewModelsItReferences(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let shelf = Shelf(name: "Fiction")
         shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
         context.insert(shelf)
         try context.save()
-        let reader = try self.context()
+        let reader = try self.context(store)
         let books = try reader.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
         #expect(books.map(\.title) == ["Dune", "Emma"])
         #expect(books.allSatisfy { $0.shelf?.name == "Fiction" })
     }
 
-    @Test func cascadeDeletesRelatedModelsInTheSameSave() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func cascadeDeletesRelatedModelsInTheSameSave(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let shelf = Shelf(name: "Fiction")
         shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
         context.insert(shelf)
         context.insert(Book(title: "Loose"))
         try context.save()
-        let reader = try self.context()
+        let reader = try self.context(store)
         reader.delete(try reader.fetch(FetchDescriptor<Shelf>())[0])
         try reader.save()
-        #expect(try store.sql("SELECT title FROM Book") == [["Loose"]])
-        #expect(try store.sql("SELECT COUNT(*) FROM Shelf") == [["0"]])
+        #expect(try store.sql("SELECT title FROM \"Book\"") == [["Loose"]])
+        #expect(try store.sql("SELECT COUNT(*) FROM \"Shelf\"") == [["0"]])
     }
 
-    @Test func nullifyClearsTheInverseInMemoryAndInTheStore() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func nullifyClearsTheInverseInMemoryAndInTheStore(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let root = Category(name: "root")
         let leaf = Category(name: "leaf", parent: root)
         context.insert(leaf)
@@ -115,15 +121,16 @@ import Testing
         context.delete(root)
         try context.save()
         #expect(leaf.parent == nil)
-        #expect(try store.sql("SELECT name, parent FROM Category") == [["leaf", "NULL"]])
+        #expect(try store.sql("SELECT name, parent FROM \"Category\"") == [["leaf", "NULL"]])
     }
 
-    @Test func denyMakesSaveThrowAndLeavesTheStoreUnchanged() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func denyMakesSaveThrowAndLeavesTheStoreUnchanged(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let author = Author(name: "Ada")
         context.insert(Essay(title: "Notes", author: author))
         try context.save()
-        let before = try store.sql("SELECT * FROM Author")
+        let before = try store.sql("SELECT * FROM \"Author\"")
         context.delete(author)
         #expect {
             try context.save()
@@ -131,17 +138,18 @@ import Testing
             guard case ModelKitError.deleteDenied("Author", "essays") = error else { return false }
             return true
         }
-        #expect(try store.sql("SELECT * FROM Author") == before)
-        #expect(try store.sql("SELECT COUNT(*) FROM Essay") == [["1"]])
+        #expect(try store.sql("SELECT * FROM \"Author\"") == before)
+        #expect(try store.sql("SELECT COUNT(*) FROM \"Essay\"") == [["1"]])
         context.rollback()
         author.essays = []
         context.delete(author)
         try context.save()
-        #expect(try store.sql("SELECT COUNT(*) FROM Author") == [["0"]])
+        #expect(try store.sql("SELECT COUNT(*) FROM \"Author\"") == [["0"]])
     }
 
-    @Test func noActionLeavesRelatedModelsAloneAndReferencesWithoutInverseAreCleared() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func noActionLeavesRelatedModelsAloneAndReferencesWithoutInverseAreCleared(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let shelf = Shelf(name: "Fiction")
         let dune = Book(title: "Dune", shelf: shelf)
         let reader = Reader(name: "Lin", bookmark: dune)
@@ -150,7 +158,7 @@ import Testing
         try context.save()
         context.delete(reader)
         try context.save()
-        #expect(try store.sql("SELECT name FROM Shelf") == [["Fiction"]])  // noAction
+        #expect(try store.sql("SELECT name FROM \"Shelf\"") == [["Fiction"]])  // noAction
 
         let other = Reader(name: "Kim", bookmark: Book(title: "Emma"))
         other.visiting = shelf
@@ -158,17 +166,18 @@ import Testing
         try context.save()
         context.delete(shelf)
         try context.save()
-        #expect(try store.sql("SELECT name, visiting FROM Reader") == [["Kim", "NULL"]])
+        #expect(try store.sql("SELECT name, visiting FROM \"Reader\"") == [["Kim", "NULL"]])
     }
 
-    @Test func selfReferencingTreesSurviveANewContainer() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func selfReferencingTreesSurviveANewContainer(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let root = Category(name: "root")
         let child = Category(name: "child", parent: root)
         _ = Category(name: "grandchild", parent: child)
         context.insert(root)
         try context.save()
-        let reloaded = try self.context()
+        let reloaded = try self.context(store)
         let top = try reloaded.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.parent == nil }))
         #expect(top.map(\.name) == ["root"])
         #expect(top[0].children.map(\.name) == ["child"])
@@ -176,8 +185,9 @@ import Testing
         #expect(top[0].children[0].children[0].parent?.parent === top[0])
     }
 
-    @Test func manyToManyIsMirroredAndStoredOnce() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func manyToManyIsMirroredAndStoredOnce(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let swift = Label(name: "swift")
         let sql = Label(name: "sql")
         let post = Post(title: "ModelKit")
@@ -189,41 +199,44 @@ import Testing
         sql.posts.append(second)
         #expect(second.labels.map(\.name) == ["sql"])
         try context.save()
-        #expect(try store.sql("SELECT COUNT(*) FROM Label_posts") == [["3"]])
-        let reloaded = try self.context()
+        #expect(try store.sql("SELECT COUNT(*) FROM \"Label_posts\"") == [["3"]])
+        let reloaded = try self.context(store)
         let labels = try reloaded.fetch(FetchDescriptor<Label>(sortBy: [SortDescriptor(\.name)]))
         #expect(labels.map { $0.posts.map(\.title).sorted() } == [["ModelKit", "Queries"], ["ModelKit"]])
     }
 
-    @Test func toManyWithoutInverseAndRequiredToOne() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func toManyWithoutInverseAndRequiredToOne(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let dune = Book(title: "Dune")
         let reader = Reader(name: "Lin", bookmark: dune)
         reader.favorites = [dune, Book(title: "Emma")]
         context.insert(reader)
         try context.save()
-        #expect(try store.sql("SELECT COUNT(*) FROM Reader_favorites") == [["2"]])
-        let readers = try self.context()
+        #expect(try store.sql("SELECT COUNT(*) FROM \"Reader_favorites\"") == [["2"]])
+        let readers = try self.context(store)
         let loaded = try readers.fetch(FetchDescriptor<Reader>())[0]
         #expect(loaded.bookmark.title == "Dune")  // loaded with the reader
         #expect(loaded.favorites.map(\.title) == ["Dune", "Emma"])
         #expect(loaded.favorites[0] === loaded.bookmark)
     }
 
-    @Test func relationshipsLoadAfterTheFetchingContextIsGone() throws {
-        let writer = try context()
+    @Test(arguments: StoreKind.sharedStores) func relationshipsLoadAfterTheFetchingContextIsGone(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let writer = try context(store)
         let shelf = Shelf(name: "Fiction")
         shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
         writer.insert(shelf)
         try writer.save()
-        let shelves = try self.context().fetch(FetchDescriptor<Shelf>())  // the context is released here
+        let shelves = try self.context(store).fetch(FetchDescriptor<Shelf>())  // the context is released here
         #expect(shelves[0].modelContext == nil)
         #expect(shelves[0].books.map(\.title) == ["Dune", "Emma"])
         #expect(shelves[0].books[0].shelf?.name == "Fiction")
     }
 
-    @Test func rollbackRestoresRelationships() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func rollbackRestoresRelationships(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = try context(store)
         let fiction = Shelf(name: "Fiction")
         let poetry = Shelf(name: "Poetry")
         let dune = Book(title: "Dune", shelf: fiction)
@@ -239,16 +252,17 @@ import Testing
         #expect(poetry.books.isEmpty)
     }
 
-    @Test func migrationAddsRelationshipColumnsAndTables() throws {
+    @Test(arguments: StoreKind.sharedStores) func migrationAddsRelationshipColumnsAndTables(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         do {
-            let context = ModelContext(try ModelContainer(for: Schema([Note.self]), configurations: [ModelConfiguration(url: store.url)]))
+            let context = ModelContext(try store.container(for: Note.self))
             context.insert(Note(text: "kept"))
             try context.save()
         }
-        let context = try self.context()
+        let context = try self.context(store)
         #expect(try context.fetchCount(FetchDescriptor<Reader>()) == 0)
-        #expect(try store.sql("SELECT name FROM sqlite_master WHERE name = 'Reader_favorites'") == [["Reader_favorites"]])
-        #expect(try store.sql("SELECT text FROM Note") == [["kept"]])
+        #expect(try store.tableExists("Reader_favorites"))
+        #expect(try store.sql("SELECT text FROM \"Note\"") == [["kept"]])
     }
 }
 

@@ -59,6 +59,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     /// The SQLite kinds, and PostgreSQL when a test server is set (see ``PostgresTestDatabase``).
     static var withPostgres: [StoreKind] { allCases + (PostgresTestDatabase.isAvailable ? [.postgres] : []) }
 
+    /// A file, and PostgreSQL when a test server is set: stores that several containers share.
+    static var sharedStores: [StoreKind] { [.onDisk] + (PostgresTestDatabase.isAvailable ? [.postgres] : []) }
+
     var testDescription: String { rawValue }
 }
 
@@ -76,11 +79,30 @@ final class TestStore {
     }
 
     func container(for types: any PersistentModel.Type...) throws -> ModelContainer {
+        try container(forTypes: types)
+    }
+
+    func container(forTypes types: [any PersistentModel.Type]) throws -> ModelContainer {
         let schema = Schema(types)
         switch kind {
         case .inMemory: return try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
         case .onDisk: return try ModelContainer(for: schema, configurations: [ModelConfiguration(url: file.url)])
         case .postgres: return try ModelContainer(for: schema, configurations: [postgres!.configuration()])
+        }
+    }
+
+    /// Runs raw SQL against the store, outside ModelKit, with each value as text ("NULL" for
+    /// NULL), as SQLite's `sqlite3_column_text` gives it. Not for in-memory stores.
+    func sql(_ text: String) throws -> [[String]] {
+        guard let postgres else { return try file.sql(text) }
+        return try postgres.rows(text)
+    }
+
+    /// Whether the store has a table named `name`.
+    func tableExists(_ name: String) throws -> Bool {
+        switch kind {
+        case .postgres: try !sql("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = '\(name)'").isEmpty
+        default: try !sql("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '\(name)'").isEmpty
         }
     }
 }

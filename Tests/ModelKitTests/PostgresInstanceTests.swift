@@ -1,0 +1,82 @@
+import Foundation
+import ModelKit
+import ModelKitPostgres
+import Synchronization
+import Testing
+
+/// Several server instances on one PostgreSQL database (here, containers connecting under
+/// different application names, so that they share nothing in the process): what one saves,
+/// the others hear within a second and see; conflicts are caught; nothing is lost.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
+struct PostgresInstanceTests {
+    typealias Heard = StoreChangeFeedTests.Heard
+
+    @Test func aSaveInOneInstanceReachesTheOthersObserversAndContextsWithinASecond() throws {
+        let database = PostgresTestDatabase()
+        let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)
+        let second = try database.container(for: TodoItem.self, Trip.self, instance: 2)
+        let seed = ModelContext(first)
+        let item = TodoItem(title: "draft")
+        seed.insert(item)
+        try seed.save()
+
+        let reader = ModelContext(second)
+        let held = try #require(reader.model(for: item.persistentModelID) as? TodoItem)
+        let heard = Heard()
+        let observation = second.observeStoreChanges { heard.append($0) }
+        defer { observation.cancel() }
+
+        item.title = "final"
+        try seed.save()
+        let saved = Date()
+        let first_ = try #require(heard.wait().first, "the other instance heard the save")
+        #expect(first_.names == ["TodoItem"])
+        #expect(first_.at.timeIntervalSince(saved) < 1)
+        _ = try reader.fetchCount(FetchDescriptor<Trip>())  // any read merges what was heard
+        #expect(held.title == "final")
+    }
+
+    @Test func savingARowAnotherInstanceDeletedIsAConflictAndWritesNothing() throws {
+        let database = PostgresTestDatabase()
+        let first = try database.container(for: TodoItem.self, instance: 1)
+        let second = try database.container(for: TodoItem.self, instance: 2)
+        let a = ModelContext(first)
+        let item = TodoItem(title: "shared")
+        a.insert(item)
+        try a.save()
+        let b = ModelContext(second)
+        let other = try #require(b.model(for: item.persistentModelID) as? TodoItem)
+        a.delete(item)
+        try a.save()
+        other.title = "edited after the delete"
+        b.insert(TodoItem(title: "also in the failed save"))
+        #expect {
+            try b.save()
+        } throws: { error in
+            guard case .saveConflict(entity: "TodoItem", _)? = error as? ModelKitError else { return false }
+            return true
+        }
+        #expect(try ModelContext(first).fetchCount(FetchDescriptor<TodoItem>()) == 0)
+    }
+
+    @Test func fourInstancesSavingAtOnceLoseNothing() async throws {
+        let database = PostgresTestDatabase()
+        let containers = try (1...4).map { try database.container(for: TodoItem.self, instance: $0) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, container) in containers.enumerated() {
+                group.addTask {
+                    let context = ModelContext(container)
+                    for save in 0..<25 {
+                        context.insert(TodoItem(title: "instance \(index) save \(save)"))
+                        context.insert(TodoItem(title: "instance \(index) save \(save) bis"))
+                        try context.save()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let titles = try ModelContext(containers[0]).fetch(FetchDescriptor<TodoItem>()).map(\.title)
+        #expect(titles.count == 200)
+        #expect(Set(titles).count == 200)
+    }
+}
