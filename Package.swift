@@ -83,7 +83,8 @@ var targets: [Target] = [
     ),
     .target(name: "ModelKitPostgres", dependencies: ["ModelKit", "CLibPQ"]),
     .target(name: "AppState", dependencies: swiftDataDependency),
-    .executableTarget(name: "modelkit-bench", dependencies: ["ModelKit", sqliteDependency], path: "Benchmarks/modelkit-bench"),
+    .executableTarget(
+        name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
     .target(name: "Records", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/Records"),
     .executableTarget(name: "records", dependencies: ["Records", "AppState"] + swiftDataDependency, path: "Examples/records"),
@@ -99,7 +100,12 @@ var targets: [Target] = [
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "AppStateTests", dependencies: ["AppState", "appstate-demo", "modelkit-crash-writer", "TestSupport"] + swiftDataDependency),
+    .testTarget(
+        name: "AppStateTests",
+        dependencies: [
+            "AppState", "appstate-demo", "modelkit-crash-writer", "TestSupport",
+            .target(name: "ModelKitPostgres", condition: .when(platforms: [.linux])),
+        ] + swiftDataDependency),
     .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
     .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "TestSupport"] + swiftDataDependency),
 ]

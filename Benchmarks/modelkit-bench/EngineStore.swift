@@ -12,6 +12,11 @@ final class EngineStore {
         container = try ModelContainer(for: BenchItem.self, BenchParent.self, configurations: configuration)
     }
 
+    /// A store in another database, such as PostgreSQL.
+    init(configuration: any DataStoreConfiguration) throws {
+        container = try ModelContainer(for: Schema([BenchItem.self, BenchParent.self]), configurations: [configuration])
+    }
+
     func insert(_ count: Int) throws {
         let context = ModelContext(container)
         for i in 0..<count {

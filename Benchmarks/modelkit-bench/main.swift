@@ -1,6 +1,6 @@
 // modelkit-bench: ModelKit side by side with hand-written SQLite, in one run.
 //
-//     swift run -c release modelkit-bench [--rows N] [--runs R] [--json]
+//     swift run -c release modelkit-bench [--rows N] [--runs R] [--json] [--only CASE] [--store sqlite|postgres]
 //
 // Each case does the same work through ModelKit and through raw SQLite C calls into plain structs,
 // on on-disk stores in a temporary directory with the same schema and indexes. Each runs R times
@@ -15,6 +15,7 @@ struct Options {
     var runs = 5
     var json = false
     var only: String?
+    var postgres = false
 
     init(_ arguments: [String]) {
         var arguments = arguments[...]
@@ -26,6 +27,12 @@ struct Options {
             case "--only":
                 guard let name = arguments.popFirst() else { usage() }
                 only = name
+            case "--store":
+                switch arguments.popFirst() {
+                case "sqlite": postgres = false
+                case "postgres": postgres = true
+                default: usage()
+                }
             default: usage()
             }
         }
@@ -46,7 +53,7 @@ func number(_ text: String?) -> Int {
 func usage() -> Never {
     FileHandle.standardError.write(
         Data(
-            "usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE]\n".utf8))
+            "usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE] [--store sqlite|postgres]\n".utf8))
     exit(2)
 }
 
@@ -258,7 +265,7 @@ extension Array {
 
 func printTable(_ results: [CaseResult], options: Options) {
     let cores = ProcessInfo.processInfo.activeProcessorCount
-    print("modelkit-bench: \(options.rows) rows, median of \(options.runs) runs, \(cores) cores")
+    print("modelkit-bench: \(options.rows) rows, median of \(options.runs) runs, \(cores) cores, \(options.postgres ? "PostgreSQL" : "SQLite")")
     print("case                           engine s      raw s   ratio  engine MB  raw MB")
     for result in results {
         let megabytes = { (value: Double?) in value.map { String(format: "%9.0f", $0) } ?? "        -" }
@@ -272,7 +279,7 @@ func printTable(_ results: [CaseResult], options: Options) {
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 do {
-    let results = try run(options)
+    let results = try options.postgres ? runPostgres(options) : run(options)
     if options.json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

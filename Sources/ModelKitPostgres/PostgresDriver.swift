@@ -10,12 +10,12 @@ struct PostgresDriver: DatabaseDriver {
     var dialect: SQLDialect { .postgres }
 
     /// The database's URL without its password.
-    var redactedURL: URL { PostgresConfiguration.redacted(url) }
+    var displayURL: URL { PostgresConfiguration.redacted(url) }
 
     /// The URL without its password: containers with equal URLs share one access layer in the
     /// process; a different URL to the same database (another `application_name`, say) acts as
     /// another instance.
-    var location: String { redactedURL.absoluteString }
+    var location: String { displayURL.absoluteString }
 
     /// The `schema` query parameter: the PostgreSQL schema holding the store's tables.
     var searchPath: String? {

@@ -12,8 +12,7 @@ import Testing
         ModelContext(try store.container(forTypes: types))
     }
 
-    @Test(arguments: StoreKind.sharedStores) func schemaIncludesRelatedTypesAndResolvesInverses(kind: StoreKind) throws {
-        let store = try TestStore(kind)
+    @Test func schemaIncludesRelatedTypesAndResolvesInverses() throws {
         let schema = Schema([Shelf.self])
         #expect(schema.entities.map(\.name) == ["Shelf", "Book"])
         let books = try #require(schema.entities[0].relationships[1])

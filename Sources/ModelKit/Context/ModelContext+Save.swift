@@ -153,8 +153,16 @@ extension ModelContext {
     private func insertRow(_ model: any PersistentModel, into connection: Connection, history: inout HistoryRecord?) throws -> Int64 {
         let entity = try entity(for: type(of: model))
         let dialect = connection.dialect
-        let insert = try connection.statement(entity.sql.insert(for: dialect))
         let stored = entity.sql.storedColumns
+        let upserts = entity.sql.upserts(for: dialect)
+        if !dialect.survivesFailedStatements, upserts.count == 1 {
+            // One unique constraint, and a failed insert would need a savepoint: upsert at once.
+            let upsert = try connection.statement(upserts[0])
+            defer { upsert.reset() }
+            try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
+            return try insertedKey(upsert, in: connection, returned: true)
+        }
+        let insert = try connection.statement(entity.sql.insert(for: dialect))
         defer { insert.reset() }
         do {
             let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
@@ -164,7 +172,6 @@ extension ModelContext {
             history?.insert(entity: entity.name, rowID: rowID)
             return rowID
         } catch let error as any DatabaseFailure where error.isUniqueViolation && entity.sql.upsert != nil {
-            let upserts = entity.sql.upserts(for: dialect)
             for (index, sql) in upserts.enumerated() {
                 let upsert = try connection.statement(sql)
                 defer { upsert.reset() }
@@ -199,8 +206,8 @@ extension ModelContext {
     }
 
     /// Runs a bound insert and returns the new row's key, as the dialect gives it.
-    private func insertedKey(_ insert: Statement, in connection: Connection) throws -> Int64 {
-        guard connection.dialect.insertReturnsKey else {
+    private func insertedKey(_ insert: Statement, in connection: Connection, returned: Bool = false) throws -> Int64 {
+        guard returned || connection.dialect.insertReturnsKey else {
             while try insert.step() {}
             return connection.lastInsertedRowID
         }

@@ -55,7 +55,9 @@ extension PredicateExpressions.Value: SQLTranslatable {
         guard let codec = ValueCodec.make(for: Output.self), let encoded = try? codec.encode(value) else {
             throw Untranslatable("a value of type \(Output.self)")
         }
-        return SQLFragment(translator.dialect.parameter(codec.affinity), bindings: [encoded], type: Output.self)
+        var parameter = SQLFragment(translator.dialect.parameter(codec.affinity), bindings: [encoded], type: Output.self)
+        parameter.isNonNullConstant = encoded != .null
+        return parameter
     }
 }
 
@@ -84,7 +86,13 @@ private func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, isEqual: Bool, _ t
     let left = translator.value(lhs)
     let right = translator.value(rhs)
     let op = isEqual ? dialect.nullSafeEqual : dialect.nullSafeNotEqual
-    let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(op))
+    var comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(op))
+    if isEqual, dialect == .postgres, left.isNonNullConstant || right.isNonNullConstant {
+        // PostgreSQL's indexes serve `=`, not `IS NOT DISTINCT FROM`. Against a value that is not
+        // NULL, `a = v AND a IS NOT NULL` is the same test, false (never NULL) when `a` is NULL.
+        let other = left.isNonNullConstant ? right : left
+        comparison = SQLFragment.compose("($0 = $1 AND $2 IS NOT NULL)", left, right, other)
+    }
     guard left.isFloatingPoint || right.isFloatingPoint else { return .condition(comparison) }
     let nan = SQLFragment.compose("$0 OR $1", dialect.isNaN(left), dialect.isNaN(right))
     return isEqual

@@ -189,6 +189,8 @@ struct SQLFragment: Equatable {
     /// Whether the fragment is a SQL condition (a comparison, `AND`, `EXISTS`, …) rather than a
     /// value; see ``PredicateSQL/condition(_:)``.
     var isCondition = false
+    /// Whether the fragment is one bound value that is not NULL.
+    var isNonNullConstant = false
 
     init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.text = text

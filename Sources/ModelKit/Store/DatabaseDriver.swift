@@ -8,8 +8,8 @@ package protocol DatabaseDriver: Sendable {
     var dialect: SQLDialect { get }
     /// The database, for the process-wide access registry and for messages: never a password.
     var location: String { get }
-    /// The database as a URL for ``ModelKitError`` messages, without its password.
-    var url: URL { get }
+    /// The database as a URL for ``ModelKitError`` messages: never with its password.
+    var displayURL: URL { get }
     /// A new connection.
     func connect() throws -> any DriverConnection
     /// Starts delivering the payloads other connections send on `channel` with

@@ -82,7 +82,7 @@ final class Store: @unchecked Sendable {
     /// announced to and heard from other instances on the store's own channel.
     init(driver: any DatabaseDriver, allowsSave: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         pinnedConnection = nil
-        url = driver.url
+        url = driver.displayURL
         self.allowsSave = allowsSave
         recordsHistory = false
         let access = try StoreAccess.open(driver: driver)
