@@ -38,6 +38,38 @@ struct PostgresStoreTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 1)
     }
 
+    /// The README's configuration line, with this test's schema.
+    @Test func theReadmeConfigurationLineOpensAStoreThatSurvivesANewContainer() throws {
+        let database = PostgresTestDatabase()
+        let url = database.url
+        do {
+            let container = try ModelContainer(for: TodoItem.self, configurations: PostgresConfiguration(url: url))
+            let context = ModelContext(container)
+            context.insert(TodoItem(title: "kept"))
+            try context.save()
+        }
+        let container = try ModelContainer(for: TodoItem.self, configurations: PostgresConfiguration(url: url))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.title) == ["kept"])
+    }
+
+    @Test func automaticMigrationAddsATableAndAColumnOnPostgres() throws {
+        let database = PostgresTestDatabase()
+        do {
+            let context = ModelContext(try database.container(for: TodoItem.self))
+            context.insert(TodoItem(title: "old"))
+            try context.save()
+        }
+        try database.execute("ALTER TABLE \"TodoItem\" DROP COLUMN \"priority\"")
+        try database.execute("DELETE FROM _modelkit_store WHERE key = 'fingerprint'")
+        let container = try database.container(for: TodoItem.self, Trip.self)
+        let context = ModelContext(container)
+        let items = try context.fetch(FetchDescriptor<TodoItem>())
+        #expect(items.map(\.priority) == [0], "the column came back with its default")
+        context.insert(Trip(name: "new table", nights: 1))
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
     @Test func stringsSortByCodePointAndMatchCaseSensitivelyAndLiterally() throws {
         let database = PostgresTestDatabase()
         let context = ModelContext(try database.container(for: TodoItem.self))

@@ -46,12 +46,11 @@ struct BatchDeletion {
                 let statement = try connection.statement(sql)
                 for key in chunk { try statement.run([.integer(key)]) }
             }
-            let keys = "\(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count)))"
-            let tombstones = try entity.sql.selectPreserved.map { select in
-                try Dictionary(uniqueKeysWithValues: connection.statement("\(select) WHERE \(keys)").rows(chunk.map { .integer($0) })
+            let tombstones = try RelationshipSQL.preservedValues(of: entity, count: chunk.count).map { select in
+                try Dictionary(uniqueKeysWithValues: connection.statement(select).rows(chunk.map { .integer($0) })
                     .map { row in (row[0], Array(row.dropFirst())) })
             }
-            let statement = try connection.statement("DELETE FROM \(entity.sql.table) WHERE \(keys) RETURNING \(TableSQL.quotedPrimaryKey)")
+            let statement = try connection.statement(RelationshipSQL.deleteRows(of: entity, count: chunk.count))
             try statement.bind(chunk.map { .integer($0) })
             let removed = try statement.int64s()
             recordDeleted(removed, of: entity, tombstones: tombstones ?? [:])
@@ -91,20 +90,7 @@ struct BatchDeletion {
 
     /// The keys of the rows `relationship` relates to the owners under `owners`.
     private func relatedKeys(of relationship: RelationshipInfo, owners: [Int64], in entity: Schema.Entity) throws -> [Int64] {
-        let target = relationship.target!
-        let list = "(\(SQL.placeholders(owners.count)))"
-        let sql: String
-        switch relationship.storage {
-        case .foreignKey:
-            let column = entity.sql.columns[relationship.column]
-            sql = "SELECT \(column) FROM \(entity.sql.table) WHERE \(TableSQL.quotedPrimaryKey) IN \(list) AND \(column) IS NOT NULL"
-        case .inverseForeignKey:
-            let column = target.sql.columns[relationship.inverse!.column]
-            sql = "SELECT \(TableSQL.quotedPrimaryKey) FROM \(target.sql.table) WHERE \(column) IN \(list)"
-        case .joinTable(let name, let ownerColumn, let targetColumn):
-            sql = "SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN \(list)"
-        }
-        let statement = try connection.statement(sql)
+        let statement = try connection.statement(RelationshipSQL.relatedKeys(of: relationship, in: entity, owners: owners.count))
         try statement.bind(owners.map { .integer($0) })
         return try statement.int64s()
     }
@@ -114,17 +100,15 @@ struct BatchDeletion {
         guard let inverse = relationship.inverse, !inverse.isToMany else { return }  // join tables: cleaned up with the rows
         let target = relationship.target!
         let column = target.sql.columns[inverse.column]
-        let list = "(\(SQL.placeholders(owners.count)))"
         let bindings = owners.map { SQLValue.integer($0) }
         if case .toOne(_, isOptional: false) = inverse.shape {
-            let statement = try connection.statement("SELECT 1 FROM \(target.sql.table) WHERE \(column) IN \(list) LIMIT 1")
+            let statement = try connection.statement(RelationshipSQL.anyReference(in: target.sql.table, column: column, to: owners.count))
             if try !statement.rows(bindings).isEmpty {
                 throw ModelKitError.requiredRelationshipWouldBeNil(entity: target.name, relationship: inverse.name)
             }
             return
         }
-        let statement = try connection.statement(
-            "UPDATE \(target.sql.table) SET \(column) = NULL WHERE \(column) IN \(list) RETURNING \(TableSQL.quotedPrimaryKey)")
+        let statement = try connection.statement(RelationshipSQL.clearReferences(in: target.sql.table, column: column, to: owners.count))
         try statement.bind(bindings)
         let cleared = try statement.int64s()
         nullified[target.name, default: []] += cleared

@@ -23,12 +23,8 @@ extension ModelContext {
         guard plan.filtersInSQL, !hasPendingChanges(of: T.self) else {
             return try fetch(FetchDescriptor<T>(predicate: predicate)).reduce(0) { $0 + Double($1[keyPath: keyPath]) }
         }
-        let name = plan.entity.sql.columns[column]
-        let filter = plan.whereClause ?? SQLFragment("")
-        let dialect = container.store.dialect
-        let nan = dialect.isNaN(SQLFragment(name)).text
-        let sql = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(plan.entity.sql.table)\(filter.text)"
-        let row = try run { try connection().statement(sql).rows(filter.bindings) }.first
+        let sql = plan.sum(of: column)
+        let row = try run { try connection().statement(sql.text).rows(sql.bindings) }.first
         guard case .real(let total)? = row?.first else { return 0 }
         return row?.last == .integer(0) ? total : .nan
     }

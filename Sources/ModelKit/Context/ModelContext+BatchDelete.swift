@@ -90,27 +90,19 @@ extension ModelContext {
     /// Deleting every row reads the keys first and then runs a bare `DELETE`, which SQLite
     /// performs by truncating the table; a filtered delete returns its keys with `RETURNING`.
     private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
-        let table = plan.entity.sql.table
-        let pk = TableSQL.quotedPrimaryKey
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
-            return stride(from: 0, to: rowIDs.count, by: 500).map { start in
+            return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
-                let keys = "\(pk) IN (\(SQL.placeholders(chunk.count)))"
-                return DeleteStep(
-                    text: "DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(keys)",
-                    bindings: chunk.map { .integer($0) })
+                return RelationshipSQL.batchDelete(of: plan.entity, keys: chunk.count).map {
+                    DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: chunk.map { .integer($0) })
+                }
             }
         }
-        guard let whereClause = plan.whereClause else {
-            let keys = plan.entity.sql.selectPrimaryKeys
-            return [DeleteStep(text: keys, selecting: keys), DeleteStep(text: "DELETE FROM \(table)", selecting: "SELECT 1 WHERE 0")]
+        let condition = plan.condition
+        return RelationshipSQL.batchDelete(of: plan.entity, where: condition?.text).map {
+            DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: condition?.bindings ?? [])
         }
-        return [
-            DeleteStep(
-                text: "DELETE FROM \(table)\(whereClause.text) RETURNING \(pk)",
-                selecting: "SELECT \(pk) FROM \(table)\(whereClause.text)", bindings: whereClause.bindings)
-        ]
     }
 }
 

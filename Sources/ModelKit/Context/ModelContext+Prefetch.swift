@@ -44,25 +44,7 @@ extension ModelContext {
     /// Selects a to-many's targets for the given owners, each row tagged with its owner's key in
     /// an extra last column.
     private func prefetchSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
-        let target = relationship.target!
-        let placeholders = SQL.placeholders(owners.count)
-        let bindings = owners.map { SQLValue.integer($0) }
-        let pk = TableSQL.quotedPrimaryKey
-        switch relationship.storage {
-        case .joinTable(let name, let ownerColumn, let targetColumn):
-            let columns = target.sql.selectList(qualifiedBy: "t")
-            return SQL(
-                text: "SELECT \(columns), \"j\".\(ownerColumn.quotedIdentifier) FROM \(target.sql.table) AS \"t\" "
-                    + "JOIN \(name.quotedIdentifier) AS \"j\" ON \"j\".\(targetColumn.quotedIdentifier) = \"t\".\(pk) "
-                    + "WHERE \"j\".\(ownerColumn.quotedIdentifier) IN (\(placeholders)) ORDER BY \"t\".\(pk)",
-                bindings: bindings)
-        default:
-            let foreignKey = target.sql.columns[relationship.inverse!.column]
-            return SQL(
-                text: "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.table) "
-                    + "WHERE \(foreignKey) IN (\(placeholders)) ORDER BY \(pk)",
-                bindings: bindings)
-        }
+        SQL(text: RelationshipSQL.prefetch(relationship, owners: owners.count), bindings: owners.map { SQLValue.integer($0) })
     }
 
     /// The models `sql` selects, each with the integer in the statement's last column.

@@ -268,9 +268,7 @@ extension ModelContext {
         let rowID = SQLValue.integer(key)
         if history != nil {
             var preserved: [(name: String, value: SQLValue)] = []
-            if let select = entity.sql.selectPreserved,
-                let row = try connection.statement("\(select) WHERE \(TableSQL.quotedPrimaryKey) = ?").rows([rowID]).first
-            {
+            if let select = RelationshipSQL.preservedValues(of: entity, count: 1), let row = try connection.statement(select).rows([rowID]).first {
                 preserved = zip(entity.sql.preservedColumns, row.dropFirst()).map { (entity.properties[$0].name, $1) }
             }
             history?.delete(entity: entity.name, rowID: key, preserved: preserved)

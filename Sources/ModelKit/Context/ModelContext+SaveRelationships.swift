@@ -90,9 +90,8 @@ extension ModelContext {
                     storage.faults?[relationship.column] == nil,
                     storage.isInserted || storage.changedColumns.contains(relationship.column)
                 else { continue }
-                let table = name.quotedIdentifier
-                try connection.statement("DELETE FROM \(table) WHERE \"owner\" = ?").run([.integer(rowID)])
-                let insert = try connection.statement("INSERT INTO \(table) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING")
+                try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
+                let insert = try connection.statement(RelationshipSQL.link(in: name, targetColumn: targetColumn))
                 for target in relationship.access.read(model) {
                     guard let targetID = target._$modelKit.rowID else { continue }
                     try insert.run([.integer(rowID), .integer(targetID)])

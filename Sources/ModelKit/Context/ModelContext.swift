@@ -310,7 +310,7 @@ public final class ModelContext {
             case .blob: return .blob(Data(count: 16))
             }
         }
-        let statement = try connection().statement("SELECT \(SQL.placeholders(values.count))")
+        let statement = try connection().statement(SQL.row(of: values.count))
         try statement.bind(values)
         defer { statement.reset() }
         _ = try statement.step()

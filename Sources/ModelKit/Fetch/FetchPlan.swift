@@ -82,6 +82,19 @@ struct FetchPlan<T: PersistentModel> {
             bindings: filter.bindings + pagingBindings)
     }
 
+    /// The floating-point sum of the property at `column` over the rows the predicate matches,
+    /// and how many of them hold NaN.
+    func sum(of column: Int) -> SQL {
+        let name = entity.sql.columns[column]
+        let nan = dialect.isNaN(SQLFragment(name)).text
+        var sql = SQL(text: "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)")
+        if let whereClause {
+            sql.text += whereClause.text
+            sql.bindings += whereClause.bindings
+        }
+        return sql
+    }
+
     /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite, NULL to PostgreSQL.
     private var pagingBindings: [SQLValue] {
         let noLimit: SQLValue = dialect == .sqlite ? .integer(-1) : .null

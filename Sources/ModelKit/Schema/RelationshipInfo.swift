@@ -117,14 +117,13 @@ extension Schema {
                         // A required reference cannot be cleared: deleting its target must fail.
                         relationship.target?.requiredReferences.append(
                             RequiredReference(
-                                sql: "SELECT 1 FROM \(entity.sql.table) WHERE \(column) = ? LIMIT 1", entity: entity.name,
-                                relationship: relationship.name))
+                                sql: RelationshipSQL.referencing(entity, column: column), entity: entity.name, relationship: relationship.name))
                     } else {
-                        relationship.target?.cleanupOnDelete.append("UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?")
+                        relationship.target?.cleanupOnDelete.append(RelationshipSQL.clearReference(in: entity, column: column))
                     }
                 case .joinTable(let name, let ownerColumn, let targetColumn) where ownerColumn == "owner":
-                    entity.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) = ?")
-                    relationship.target?.cleanupOnDelete.append("DELETE FROM \(name.quotedIdentifier) WHERE \(targetColumn.quotedIdentifier) = ?")
+                    entity.cleanupOnDelete.append(RelationshipSQL.unlink(from: name, column: ownerColumn))
+                    relationship.target?.cleanupOnDelete.append(RelationshipSQL.unlink(from: name, column: targetColumn))
                 default:
                     break
                 }

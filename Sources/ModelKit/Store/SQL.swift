@@ -8,6 +8,11 @@ struct SQL: Equatable {
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")
     }
+
+    /// One row of `count` bound values.
+    static func row(of count: Int) -> String {
+        "SELECT \(placeholders(count))"
+    }
 }
 
 extension String {

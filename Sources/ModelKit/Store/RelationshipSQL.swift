@@ -1,0 +1,112 @@
+/// The SQL over relationships, deletes and join tables that contexts, batch deletes and the
+/// schema's delete bookkeeping run, generated here from the schema's tables: statements both
+/// dialects accept, with every value a parameter and every name quoted.
+enum RelationshipSQL {
+    private static let pk = TableSQL.quotedPrimaryKey
+
+    /// `(?, ?, …)` for `count` keys.
+    private static func list(_ count: Int) -> String { "(\(SQL.placeholders(count)))" }
+
+    // MARK: Deleting
+
+    /// Deletes the rows of `entity` under `count` keys, returning the keys deleted.
+    static func deleteRows(of entity: Schema.Entity, count: Int) -> String {
+        "DELETE FROM \(entity.sql.table) WHERE \(pk) IN \(list(count)) RETURNING \(pk)"
+    }
+
+    /// The key and preserved columns of the rows of `entity` under `count` keys, read before a
+    /// delete for the history. Nil when the entity preserves nothing.
+    static func preservedValues(of entity: Schema.Entity, count: Int) -> String? {
+        entity.sql.selectPreserved.map { "\($0) WHERE \(pk) IN \(list(count))" }
+    }
+
+    /// A batch delete as steps that return the deleted keys (`deleting`), or only select them
+    /// (`selecting`, for deletes that follow delete rules row set by row set): every row, the
+    /// rows under `count` keys, or the rows a condition matches.
+    static func batchDelete(of entity: Schema.Entity, keys count: Int? = nil, where condition: String? = nil) -> [(deleting: String, selecting: String)] {
+        let table = entity.sql.table
+        if let count {
+            let keys = "\(pk) IN \(list(count))"
+            return [("DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(keys)")]
+        }
+        guard let condition else {
+            // Reading the keys, then a bare DELETE, which SQLite performs by truncating the table.
+            return [(entity.sql.selectPrimaryKeys, entity.sql.selectPrimaryKeys), ("DELETE FROM \(table)", "SELECT 1 WHERE 1 = 0")]
+        }
+        return [("DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(condition)")]
+    }
+
+    // MARK: Following relationships
+
+    /// The keys of the rows `relationship` (of `entity`) relates to `count` owners.
+    static func relatedKeys(of relationship: RelationshipInfo, in entity: Schema.Entity, owners count: Int) -> String {
+        let target = relationship.target!
+        switch relationship.storage {
+        case .foreignKey:
+            let column = entity.sql.columns[relationship.column]
+            return "SELECT \(column) FROM \(entity.sql.table) WHERE \(pk) IN \(list(count)) AND \(column) IS NOT NULL"
+        case .inverseForeignKey:
+            let column = target.sql.columns[relationship.inverse!.column]
+            return "SELECT \(pk) FROM \(target.sql.table) WHERE \(column) IN \(list(count))"
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            return "SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN \(list(count))"
+        }
+    }
+
+    /// One row if a row of `table` still refers, in `column`, to one of `count` keys.
+    static func anyReference(in table: String, column: String, to count: Int) -> String {
+        "SELECT 1 FROM \(table) WHERE \(column) IN \(list(count)) LIMIT 1"
+    }
+
+    /// Clears the references in `column` of `table` to `count` keys, returning the keys of the
+    /// rows it changed.
+    static func clearReferences(in table: String, column: String, to count: Int) -> String {
+        "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN \(list(count)) RETURNING \(pk)"
+    }
+
+    /// A to-many's targets for `count` owners, each row tagged with its owner's key in an extra
+    /// last column.
+    static func prefetch(_ relationship: RelationshipInfo, owners count: Int) -> String {
+        let target = relationship.target!
+        switch relationship.storage {
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            let columns = target.sql.selectList(qualifiedBy: "t")
+            return "SELECT \(columns), \"j\".\(ownerColumn.quotedIdentifier) FROM \(target.sql.table) AS \"t\" "
+                + "JOIN \(name.quotedIdentifier) AS \"j\" ON \"j\".\(targetColumn.quotedIdentifier) = \"t\".\(pk) "
+                + "WHERE \"j\".\(ownerColumn.quotedIdentifier) IN \(list(count)) ORDER BY \"t\".\(pk)"
+        default:
+            let foreignKey = target.sql.columns[relationship.inverse!.column]
+            return "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.table) "
+                + "WHERE \(foreignKey) IN \(list(count)) ORDER BY \(pk)"
+        }
+    }
+
+    // MARK: Join tables
+
+    /// Removes an owner's links from join table `name`.
+    static func unlinkAll(from name: String) -> String {
+        "DELETE FROM \(name.quotedIdentifier) WHERE \"owner\" = ?"
+    }
+
+    /// Links an owner to a target in join table `name`, once.
+    static func link(in name: String, targetColumn: String) -> String {
+        "INSERT INTO \(name.quotedIdentifier) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING"
+    }
+
+    // MARK: Bookkeeping the schema sets up
+
+    /// One row if a row of `entity` refers, in `column`, to the key bound.
+    static func referencing(_ entity: Schema.Entity, column: String) -> String {
+        "SELECT 1 FROM \(entity.sql.table) WHERE \(column) = ? LIMIT 1"
+    }
+
+    /// Clears `column` of `entity`'s rows that refer to the key bound.
+    static func clearReference(in entity: Schema.Entity, column: String) -> String {
+        "UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?"
+    }
+
+    /// Removes the links of join table `name` whose `column` holds the key bound.
+    static func unlink(from name: String, column: String) -> String {
+        "DELETE FROM \(name.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?"
+    }
+}
