@@ -266,28 +266,26 @@ import Testing
 }
 
 @Suite struct RelationshipLoadingTests {
-    let store: TemporaryStore
-
-    init() throws {
-        store = try TemporaryStore()
-        let context = try self.context()
+    /// A store of `kind` with five shelves of three books, and a post with two labels. The
+    /// context returned reads it through a container of its own.
+    func context(_ kind: StoreKind) throws -> (TestStore, ModelContext) {
+        let store = try TestStore(kind)
+        let writer = ModelContext(try store.container(for: Shelf.self, Post.self))
         for index in 0..<5 {
             let shelf = Shelf(name: "shelf \(index)")
             shelf.books = (0..<3).map { Book(title: "book \(index).\($0)") }
-            context.insert(shelf)
+            writer.insert(shelf)
         }
         let post = Post(title: "p")
         post.labels = [Label(name: "a"), Label(name: "b")]
-        context.insert(post)
-        try context.save()
+        writer.insert(post)
+        try writer.save()
+        return (store, ModelContext(try store.container(for: Shelf.self, Post.self)))
     }
 
-    func context() throws -> ModelContext {
-        ModelContext(try ModelContainer(for: Schema([Shelf.self, Post.self]), configurations: [ModelConfiguration(url: store.url)]))
-    }
-
-    @Test func withoutPrefetchEachModelLoadsItsOwnRelationship() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func withoutPrefetchEachModelLoadsItsOwnRelationship(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
         var statements: [String] = []
         context.statementTrace = { statements.append($0) }
         let shelves = try context.fetch(FetchDescriptor<Shelf>())
@@ -295,8 +293,9 @@ import Testing
         #expect(statements.count == 1 + 5)
     }
 
-    @Test func prefetchLoadsAToManyForAllResultsInOneQuery() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func prefetchLoadsAToManyForAllResultsInOneQuery(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
         var statements: [String] = []
         context.statementTrace = { statements.append($0) }
         var descriptor = FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)])
@@ -308,8 +307,9 @@ import Testing
         #expect(statements.count == 2)
     }
 
-    @Test func prefetchLoadsAToOneForAllResultsInOneQuery() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func prefetchLoadsAToOneForAllResultsInOneQuery(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
         var statements: [String] = []
         context.statementTrace = { statements.append($0) }
         var descriptor = FetchDescriptor<Book>()
@@ -321,8 +321,9 @@ import Testing
         #expect(Set(books.compactMap { $0.shelf.map(ObjectIdentifier.init) }).count == 5)
     }
 
-    @Test func prefetchThroughAJoinTable() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func prefetchThroughAJoinTable(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
         var statements: [String] = []
         context.statementTrace = { statements.append($0) }
         var descriptor = FetchDescriptor<Post>()
@@ -332,8 +333,9 @@ import Testing
         #expect(statements.count == 2)
     }
 
-    @Test func sortingByAToOneKeyPathIsCorrect() throws {
-        let context = try context()
+    @Test(arguments: StoreKind.sharedStores) func sortingByAToOneKeyPathIsCorrect(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
         let descriptor = FetchDescriptor<Book>(sortBy: [SortDescriptor(\.shelf?.name, order: .reverse), SortDescriptor(\.title)])
         let titles = try context.fetch(descriptor).map(\.title)
         #expect(titles.prefix(3) == ["book 4.0", "book 4.1", "book 4.2"])
