@@ -14,7 +14,7 @@ actor Reprioritizer {
 
 /// Several contexts on one on-disk store: what one saves, the others see, on the same instances.
 @Suite struct ContextMergeTests {
-    func storedItem(_ store: TemporaryStore, priority: Int = 5) throws -> (ModelContainer, PersistentIdentifier) {
+    func storedItem(_ store: TestStore, priority: Int = 5) throws -> (ModelContainer, PersistentIdentifier) {
         let container = try store.container(for: TodoItem.self)
         let seeding = ModelContext(container)
         let item = TodoItem(title: "gauge")
@@ -24,8 +24,8 @@ actor Reprioritizer {
         return (container, item.persistentModelID)
     }
 
-    @Test func aRefetchReturnsTheSameInstanceWithTheValueAnotherContextSaved() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func aRefetchReturnsTheSameInstanceWithTheValueAnotherContextSaved(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let (container, _) = try storedItem(store)
         let a = ModelContext(container)
         let b = ModelContext(container)
@@ -38,8 +38,8 @@ actor Reprioritizer {
         #expect(!a.hasChanges)
     }
 
-    @Test func anyReadMergesOtherContextsSavesIntoRegisteredModels() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func anyReadMergesOtherContextsSavesIntoRegisteredModels(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let (container, id) = try storedItem(store)
         let a = ModelContext(container)
         let held = try #require(a.model(for: id) as? TodoItem)
@@ -51,8 +51,8 @@ actor Reprioritizer {
         #expect(held.title == "renamed")
     }
 
-    @Test func aRowDeletedElsewhereIsMarkedDeletedAndLeavesTheContext() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func aRowDeletedElsewhereIsMarkedDeletedAndLeavesTheContext(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let (container, id) = try storedItem(store)
         let a = ModelContext(container)
         let held = try #require(a.model(for: id) as? TodoItem)
@@ -65,8 +65,8 @@ actor Reprioritizer {
         #expect(!a.hasChanges)
     }
 
-    @Test func unsavedChangesSurviveAMergeAndTheLastWriterWinsPerProperty() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func unsavedChangesSurviveAMergeAndTheLastWriterWinsPerProperty(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let (container, id) = try storedItem(store)
         let a = ModelContext(container)
         let mine = try #require(a.model(for: id) as? TodoItem)
@@ -86,21 +86,21 @@ actor Reprioritizer {
     }
 
     @Test func commitsOfAnotherConnectionAreNoticedOnTheNextFetch() throws {
-        let store = try TemporaryStore()
+        let store = try TestStore(.onDisk)
         let (container, id) = try storedItem(store)
         let context = ModelContext(container)
         let held = try #require(context.model(for: id) as? TodoItem)
-        _ = try store.sql("UPDATE TodoItem SET priority = 42")
+        _ = try store.sql("UPDATE \"TodoItem\" SET priority = 42")
         #expect(try context.fetch(FetchDescriptor<TodoItem>()).first === held)
         #expect(held.priority == 42)
-        _ = try store.sql("DELETE FROM TodoItem")
+        _ = try store.sql("DELETE FROM \"TodoItem\"")
         #expect(try context.fetchCount(FetchDescriptor<TodoItem>()) == 0)
         #expect(held.isDeleted)
     }
 
     @MainActor
-    @Test func theMainContextSeesAModelActorsSaveWithoutRefetching() async throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func theMainContextSeesAModelActorsSaveWithoutRefetching(kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let (container, id) = try storedItem(store)
         let shown = try #require(container.mainContext.model(for: id) as? TodoItem)
         let observed = Observed()
@@ -113,8 +113,8 @@ actor Reprioritizer {
         #expect(try container.mainContext.fetch(FetchDescriptor<TodoItem>()).first === shown)
     }
 
-    @Test func aModelActorSeesTheMainContextsSave() async throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func aModelActorSeesTheMainContextsSave(kind: StoreKind) async throws {
+        let store = try TestStore(kind)
         let (container, id) = try storedItem(store)
         let importer = Importer(modelContainer: container)
         #expect(await importer.title(of: id) == "gauge")

@@ -4,8 +4,8 @@ import Testing
 
 /// A save that touches rows deleted elsewhere, or meets another process's lock, writes nothing.
 @Suite struct SaveConflictTests {
-    @Test func changingARowDeletedElsewhereThrowsAConflictAndWritesNothing() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func changingARowDeletedElsewhereThrowsAConflictAndWritesNothing(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let container = try store.container(for: TodoItem.self)
         let seeding = ModelContext(container)
         let doomed = TodoItem(title: "doomed")
@@ -42,8 +42,8 @@ import Testing
         #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.priority) == [4])
     }
 
-    @Test func deletingARowDeletedElsewhereThrowsAConflict() throws {
-        let store = try TemporaryStore()
+    @Test(arguments: StoreKind.sharedStores) func deletingARowDeletedElsewhereThrowsAConflict(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let container = try store.container(for: TodoItem.self)
         let seeding = ModelContext(container)
         seeding.insert(TodoItem(title: "twice"))
@@ -51,7 +51,7 @@ import Testing
         let a = ModelContext(container)
         let item = try #require(try a.fetch(FetchDescriptor<TodoItem>()).first)
         a.delete(item)
-        _ = try store.sql("DELETE FROM TodoItem")
+        _ = try store.sql("DELETE FROM \"TodoItem\"")
         #expect(throws: ModelKitError.self) { try a.save() }
         #expect(a.hasChanges)
     }
