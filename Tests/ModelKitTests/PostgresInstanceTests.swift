@@ -78,5 +78,9 @@ struct PostgresInstanceTests {
         let titles = try ModelContext(containers[0]).fetch(FetchDescriptor<TodoItem>()).map(\.title)
         #expect(titles.count == 200)
         #expect(Set(titles).count == 200)
+        let history = try ModelContext(containers[1]).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 100, "one transaction per save, whichever instance saved")
+        #expect(history.allSatisfy { $0.changes.count == 2 })
+        #expect(Set(history.map(\.token)).count == 100)
     }
 }

@@ -59,7 +59,7 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
         if let driver = first._driver {
-            store = try Store(driver: driver.driver, allowsSave: first.allowsSave, schema: schema, migrationPlan: migrationPlan)
+            store = try Store(driver: driver.driver, allowsSave: first.allowsSave, recordsHistory: true, schema: schema, migrationPlan: migrationPlan)
         } else {
             store = try Store(configuration: configuration!, schema: schema, migrationPlan: migrationPlan)
         }

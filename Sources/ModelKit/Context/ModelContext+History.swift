@@ -26,7 +26,7 @@ extension ModelContext {
             throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); it must be zero or more")
         }
         guard container.store.recordsHistory else { return [] }
-        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier)
+        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier, dialect: container.store.dialect)
         let rows = try run {
             let connection = try connection()
             try checkTokens(of: descriptor.predicate, in: connection)
@@ -56,7 +56,7 @@ extension ModelContext {
         let descriptor = try defaultDescriptor(descriptor)
         guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
         guard container.store.recordsHistory else { return }
-        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier)
+        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier, dialect: container.store.dialect)
         guard query.filtersInSQL else {
             throw ModelKitError.invalidFetchDescriptor(
                 "deleteHistory needs a predicate on token, author, timestamp, bundleIdentifier or processIdentifier")

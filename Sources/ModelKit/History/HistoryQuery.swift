@@ -10,13 +10,13 @@ struct HistoryQuery {
     let sortsInSQL: Bool
     var limitsInSQL: Bool { filtersInSQL && sortsInSQL }
 
-    init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String) throws {
+    init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect) throws {
         let columns = HistoryTable.columns(storeIdentifier: storeIdentifier)
         var condition: SQLFragment?
         var filtersInSQL = true
         if let predicate = descriptor.predicate {
             do {
-                condition = try PredicateSQL.condition(for: predicate, columns: columns)
+                condition = try PredicateSQL.condition(for: predicate, columns: columns, dialect: dialect)
             } catch is Untranslatable {
                 filtersInSQL = false
             }
@@ -27,7 +27,7 @@ struct HistoryQuery {
             sql.text += " WHERE \(condition.text)"
             sql.bindings += condition.bindings
         }
-        sql.text += orderBy ?? " ORDER BY token"
+        sql.text += orderBy ?? #" ORDER BY "token""#
         if let limit = descriptor.fetchLimit, filtersInSQL, orderBy != nil {
             sql.text += " LIMIT ?"
             sql.bindings.append(.integer(Int64(limit)))
@@ -47,6 +47,6 @@ struct HistoryQuery {
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
             terms.append("\(column.text) \(descriptor.order == .forward ? "ASC" : "DESC")")
         }
-        return " ORDER BY " + (terms + ["token ASC"]).joined(separator: ", ")
+        return " ORDER BY " + (terms + [#""token" ASC"#]).joined(separator: ", ")
     }
 }

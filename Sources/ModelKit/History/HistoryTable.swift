@@ -3,21 +3,27 @@ import Foundation
 /// The store's history: one row per transaction, in the same SQLite transaction as its data, so
 /// that data and history never disagree, not even after a crash.
 ///
-/// `token` is an `AUTOINCREMENT` key, so numbers are never reused, even after the newest
-/// transactions are deleted. The changes of a transaction are one ``HistoryRecord`` blob.
+/// `token` is an `AUTOINCREMENT` key (an identity column on PostgreSQL), so numbers are never
+/// reused, even after the newest transactions are deleted. The changes of a transaction are one
+/// ``HistoryRecord`` blob.
 enum HistoryTable {
     static let name = "_modelkit_history"
     /// The `_modelkit_store` key under which the newest token ``ModelContext/deleteHistory(_:)``
     /// removed is kept: a reader resuming from an older token has missed transactions.
     static let deletedThroughKey = "historyDeletedThrough"
 
-    static let create = """
-        CREATE TABLE IF NOT EXISTS \(name) (
-            token INTEGER PRIMARY KEY AUTOINCREMENT, timestamp REAL NOT NULL, author TEXT,
-            bundle TEXT NOT NULL, process TEXT NOT NULL, changes BLOB NOT NULL)
-        """
-    private static let insert = "INSERT INTO \(name) (timestamp, author, bundle, process, changes) VALUES (?, ?, ?, ?, ?)"
-    static let select = "SELECT token, timestamp, author, bundle, process, changes FROM \(name)"
+    /// Creates the table, as `dialect` spells it.
+    static func create(_ dialect: SQLDialect) -> String {
+        let text = dialect.columnType(.text)
+        return """
+            CREATE TABLE IF NOT EXISTS \(name) (
+                "token" \(dialect.historyTokenDefinition), "timestamp" \(dialect.columnType(.real)) NOT NULL, "author" \(text),
+                "bundle" \(text) NOT NULL, "process" \(text) NOT NULL, "changes" \(dialect.columnType(.blob)) NOT NULL)
+            """
+    }
+
+    private static let insert = #"INSERT INTO _modelkit_history ("timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?)"#
+    static let select = #"SELECT "token", "timestamp", "author", "bundle", "process", "changes" FROM _modelkit_history"#
 
     /// Who is saving, as every transaction of this process records it.
     private static let bundle = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
@@ -26,12 +32,12 @@ enum HistoryTable {
     /// The history's columns by key path of ``DefaultHistoryTransaction``, for predicates.
     static func columns(storeIdentifier: String) -> [AnyKeyPath: SQLFragment] {
         [
-            \DefaultHistoryTransaction.token: SQLFragment("token", type: Int64.self),
-            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment("token", type: Int64.self),
-            \DefaultHistoryTransaction.timestamp: SQLFragment("timestamp", type: Date.self),
-            \DefaultHistoryTransaction.author: SQLFragment("author", type: String?.self),
-            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment("bundle", type: String.self),
-            \DefaultHistoryTransaction.processIdentifier: SQLFragment("process", type: String.self),
+            \DefaultHistoryTransaction.token: SQLFragment(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.timestamp: SQLFragment(#""timestamp""#, type: Date.self),
+            \DefaultHistoryTransaction.author: SQLFragment(#""author""#, type: String?.self),
+            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment(#""bundle""#, type: String.self),
+            \DefaultHistoryTransaction.processIdentifier: SQLFragment(#""process""#, type: String.self),
             \DefaultHistoryTransaction.storeIdentifier: SQLFragment("?", bindings: [.text(storeIdentifier)], type: String.self),
         ]
     }
@@ -43,16 +49,28 @@ enum HistoryTable {
 
     /// Records one transaction and returns its token. Call inside the transaction that writes the
     /// data the record describes.
+    ///
+    /// Where several writers share the database (PostgreSQL), appends take turns until their
+    /// transactions commit, so that tokens follow the order of commits and a reader that resumes
+    /// after a token never misses an earlier transaction committed later.
     static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
-        try connection.statement(insert).run([
-            Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded()),
-        ])
-        return connection.lastInsertedRowID
+        let dialect = connection.dialect
+        if let lock = dialect.historyLock { try connection.execute(lock) }
+        let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
+        guard dialect.insertReturnsKey else {
+            try connection.statement(insert).run(values)
+            return connection.lastInsertedRowID
+        }
+        let statement = try connection.statement(insert + #" RETURNING "token""#)
+        try statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step() else { return 0 }
+        return statement.int64(at: 0)
     }
 
     /// The newest token ever given out, deleted or not; 0 for an empty history.
     static func newestToken(in connection: Connection) throws -> Int64 {
-        let rows = try connection.statement("SELECT seq FROM sqlite_sequence WHERE name = ?").rows([.text(name)])
+        let rows = try connection.statement(connection.dialect.newestHistoryToken).rows()
         guard case .integer(let token)? = rows.first?.first else { return 0 }
         return token
     }
@@ -68,7 +86,7 @@ enum HistoryTable {
     /// newest token deleted. Call inside a write transaction.
     static func delete(where condition: SQLFragment?, in connection: Connection) throws {
         let whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) } ?? SQLFragment("")
-        let deleted = try connection.statement("DELETE FROM \(name)\(whereClause.text) RETURNING token")
+        let deleted = try connection.statement("DELETE FROM \(name)\(whereClause.text) RETURNING \"token\"")
         try deleted.bind(whereClause.bindings)
         guard let newest = try deleted.int64s().max() else { return }
         guard newest > (try deletedThrough(in: connection)) else { return }
@@ -88,7 +106,7 @@ enum HistoryTable {
     /// `token`, or one is missing: deleted, or the commit was made by a program that records no
     /// history), and everything must be assumed changed.
     static func changes(after token: Int64, in connection: Connection) throws -> (change: StoreChange, newest: Int64)? {
-        let statement = try connection.statement("SELECT token, changes FROM \(name) WHERE token > ? ORDER BY token")
+        let statement = try connection.statement(#"SELECT "token", "changes" FROM _modelkit_history WHERE "token" > ? ORDER BY "token""#)
         var merged = StoreChange()
         var newest = token
         for row in try statement.rows([.integer(token)]) {

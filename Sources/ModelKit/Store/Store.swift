@@ -61,7 +61,7 @@ final class Store: @unchecked Sendable {
                         try Migrator(connection: writer).migrate(schema)
                     }
                 // A store that cannot be written to keeps no history; reading it still works.
-                if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create) }
+                if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create(.sqlite)) }
                 let hasHistory = try recordsHistory && HistoryTable.exists(in: writer)
                 if hasHistory { try access.followHistory(through: writer) }
                 // Switching a new file to WAL moves the writer's data version: take that in now, so
@@ -80,20 +80,25 @@ final class Store: @unchecked Sendable {
 
     /// A store in a driver's database (PostgreSQL): migrated as a SQLite store is, with commits
     /// announced to and heard from other instances on the store's own channel.
-    init(driver: any DatabaseDriver, allowsSave: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+    init(
+        driver: any DatabaseDriver, allowsSave: Bool, recordsHistory: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?
+    ) throws {
         pinnedConnection = nil
         url = driver.displayURL
         self.allowsSave = allowsSave
-        recordsHistory = false
         let access = try StoreAccess.open(driver: driver)
         self.access = access
         let url = url
-        identifier = try access.write(trace: nil) { writer in
+        (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
             try Migrator(connection: writer).checkOwnership(of: url)
-            if let migrationPlan {
-                return try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
-            }
-            return try Migrator(connection: writer).migrate(schema)
+            let identifier =
+                if let migrationPlan {
+                    try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
+                } else {
+                    try Migrator(connection: writer).migrate(schema)
+                }
+            if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create(driver.dialect)) }
+            return (identifier, try recordsHistory && HistoryTable.exists(in: writer))
         }
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
     }
