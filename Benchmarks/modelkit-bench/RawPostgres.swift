@@ -63,6 +63,10 @@ final class RawPostgres {
                 ["\(low)", "\(high)", String(limit)]))
     }
 
+    func fetchFirst(limit: Int) -> [RawItem] {
+        items(run("first", #"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem" ORDER BY "key" LIMIT $1"#, [String(limit)]))
+    }
+
     func countFlagged() -> Int { count(#"SELECT COUNT(*) FROM "BenchItem" WHERE "flag" <> 0"#) }
 
     func countAll() -> Int { count(#"SELECT COUNT(*) FROM "BenchItem""#) }

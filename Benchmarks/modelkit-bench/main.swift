@@ -155,70 +155,7 @@ func run(_ options: Options) throws -> [CaseResult] {
             raw.createSchema()
             raw.insert(n)
 
-            results.appendIfPresent(
-                try measure("fetch_all", options) {
-                    try seconds {
-                        let count = try engine.fetchAll().count
-                        precondition(count == n)
-                    }
-                } raw: {
-                    seconds { precondition(raw.fetchAll().count == n) }
-                })
-
-            let keys = (0..<1000).map { ($0 &* 7919) % n }
-            results.appendIfPresent(
-                try measure("fetch_point", options) {
-                    try seconds {
-                        let found = try engine.fetch(keys: keys)
-                        precondition(found == 1000)
-                    }
-                } raw: {
-                    seconds { precondition(keys.reduce(0) { $0 + raw.fetch(key: $1).count } == 1000) }
-                })
-
-            results.appendIfPresent(
-                try measure("fetch_range_sorted_limit", options) {
-                    try seconds {
-                        let count = try engine.fetchRange(from: 250, to: 750, limit: 100).count
-                        precondition(count == 100)
-                    }
-                } raw: {
-                    seconds { precondition(raw.fetchRange(from: 250, to: 750, limit: 100).count == 100) }
-                })
-
-            results.appendIfPresent(
-                try measure("fetch_limit_with_pending", options) {
-                    try engine.fetchLimitWithPending(rows: n, limit: 20)
-                } raw: {
-                    seconds { precondition(raw.fetchFirst(limit: 20).count == 20) }
-                })
-
-            let flagged = raw.countFlagged()
-            results.appendIfPresent(
-                try measure("count", options) {
-                    try seconds {
-                        let count = try engine.countFlagged()
-                        precondition(count == flagged)
-                    }
-                } raw: {
-                    seconds { precondition(raw.countFlagged() == flagged) }
-                })
-
-            results.appendIfPresent(
-                try measure("update_all", options) {
-                    try seconds { try engine.updateAll() }
-                } raw: {
-                    seconds { raw.updateAll() }
-                })
-
-            results.appendIfPresent(
-                try measure("delete_all", options) {
-                    if try engine.countAll() == 0 { try engine.insert(n) }
-                    return try seconds { try engine.deleteAll() }
-                } raw: {
-                    if raw.countAll() == 0 { raw.insert(n) }
-                    return seconds { raw.deleteAll() }
-                })
+            results += try tableCases(engine: engine, raw: raw, rows: n, options: options)
         }
     }
     let parents = n / 10

@@ -39,8 +39,9 @@ struct PlanMigration {
         }
     }
 
-    /// The index in `versions` of the store's version: the one it records, or else the newest
-    /// whose shape it has.
+    /// The index in `versions` of the store's version: the one it records, or else the one whose
+    /// schema it was last migrated to (its fingerprint, which counts unique constraints and
+    /// indexes), or else the newest whose shape it has.
     private func storeVersionIndex(in versions: [any VersionedSchema.Type]) throws -> Int {
         if let recorded = try migrator.storedValue("version") {
             if let index = versions.firstIndex(where: { $0.versionIdentifier.description == recorded }) { return index }
@@ -48,6 +49,11 @@ struct PlanMigration {
                 throw ModelKitError.unknownStoreVersion(recorded, reason: "is newer than every version of \(plan)")
             }
             throw ModelKitError.unknownStoreVersion(recorded, reason: "records a version \(plan) does not list")
+        }
+        if let fingerprint = try migrator.storedValue("fingerprint"),
+            let index = versions.lastIndex(where: { Schema(versionedSchema: $0).fingerprint == fingerprint })
+        {
+            return index
         }
         for index in versions.indices.reversed() where try migrator.matchesShape(of: Schema(versionedSchema: versions[index])) {
             return index
