@@ -71,9 +71,7 @@ extension ModelContext {
             guard let entity = entities[id] else { continue }
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let chunk = keys[start..<min(start + 500, keys.count)]
-                let sql = SQL(
-                    text: "\(entity.sql.select) WHERE \(TableSQL.quotedPrimaryKey) IN (\(SQL.placeholders(chunk.count)))",
-                    bindings: chunk.map { .integer($0.rowID) })
+                let sql = SQL(text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
                 var found = Set<Int64>()
                 try run {
                     let statement = try connection().statement(sql.text)

@@ -35,19 +35,7 @@ extension ModelContext {
     /// Selects a relationship's targets in primary-key order: for a to-many, those of the owners
     /// whose keys are `keys`; for a to-one, the targets whose keys are `keys`.
     func relatedSelect(_ relationship: RelationshipInfo, keys: [Int64]) -> SQL {
-        let target = relationship.target!
-        let placeholders = SQL.placeholders(keys.count)
-        let pk = TableSQL.quotedPrimaryKey
-        let filter: String
-        switch relationship.storage {
-        case .inverseForeignKey:
-            filter = "\(target.sql.columns[relationship.inverse!.column]) IN (\(placeholders))"
-        case .joinTable(let name, let ownerColumn, let targetColumn):
-            filter = "\(pk) IN (SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN (\(placeholders)))"
-        case .foreignKey:
-            filter = "\(pk) IN (\(placeholders))"
-        }
-        return SQL(text: "\(target.sql.select) WHERE \(filter) ORDER BY \(pk)", bindings: keys.map { .integer($0) })
+        SQL(text: RelationshipSQL.targets(of: relationship, keys: keys.count), bindings: keys.map { .integer($0) })
     }
 
     /// Makes the other side of each relationship `model` was created with point back at it, as

@@ -247,7 +247,7 @@ extension ModelContext {
     /// Whether the row is still stored, for a changed model whose changes have no column of
     /// their own (a to-many), so that a vanished row is still a conflict.
     private func rowExists(_ rowID: Int64, of entity: Schema.Entity, in connection: Connection) throws -> Bool {
-        try !connection.statement("\(entity.sql.selectPrimaryKeys) WHERE \(TableSQL.quotedPrimaryKey) = ?").rows([.integer(rowID)]).isEmpty
+        try !connection.statement(RelationshipSQL.rowExists(of: entity)).rows([.integer(rowID)]).isEmpty
     }
 
     /// Throws if a stored required to-one still points at a deleted row, once every delete of the

@@ -1,6 +1,6 @@
-/// The SQL over relationships, deletes and join tables that contexts, batch deletes and the
-/// schema's delete bookkeeping run, generated here from the schema's tables: statements both
-/// dialects accept, with every value a parameter and every name quoted.
+/// The SQL over rows by key, relationships, deletes and join tables that contexts, batch
+/// deletes and the schema's delete bookkeeping run, generated here from the schema's tables:
+/// statements both dialects accept, with every value a parameter and every name quoted.
 enum RelationshipSQL {
     private static let pk = TableSQL.quotedPrimaryKey
 
@@ -62,6 +62,31 @@ enum RelationshipSQL {
     /// rows it changed.
     static func clearReferences(in table: String, column: String, to count: Int) -> String {
         "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN \(list(count)) RETURNING \(pk)"
+    }
+
+    /// A relationship's targets in primary-key order: for a to-many, those of `count` owners; for
+    /// a to-one, the targets under `count` keys.
+    static func targets(of relationship: RelationshipInfo, keys count: Int) -> String {
+        let target = relationship.target!
+        let filter = switch relationship.storage {
+        case .inverseForeignKey:
+            "\(target.sql.columns[relationship.inverse!.column]) IN \(list(count))"
+        case .joinTable(let name, let ownerColumn, let targetColumn):
+            "\(pk) IN (SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN \(list(count)))"
+        case .foreignKey:
+            "\(pk) IN \(list(count))"
+        }
+        return "\(target.sql.select) WHERE \(filter) ORDER BY \(pk)"
+    }
+
+    /// The rows of `entity` under `count` keys, every column, as a fetch reads them.
+    static func rows(of entity: Schema.Entity, keys count: Int) -> String {
+        "\(entity.sql.select) WHERE \(pk) IN \(list(count))"
+    }
+
+    /// One row if the row of `entity` under the key bound exists.
+    static func rowExists(of entity: Schema.Entity) -> String {
+        "\(entity.sql.selectPrimaryKeys) WHERE \(pk) = ?"
     }
 
     /// A to-many's targets for `count` owners, each row tagged with its owner's key in an extra
