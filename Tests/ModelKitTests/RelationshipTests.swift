@@ -15,12 +15,12 @@ import Testing
     @Test func schemaIncludesRelatedTypesAndResolvesInverses() throws {
         let schema = Schema([Shelf.self])
         #expect(schema.entities.map(\.name) == ["Shelf", "Book"])
-        let books = try #require(schema.entities[0].relationships[1])
+        let books = try #require(schema.entities[0].relationshipsByColumn[1])
         #expect(books.inverse?.name == "shelf")
         if case .inverseForeignKey = books.storage {} else { Issue.record("books should be stored on Book.shelf") }
-        let essays = try #require(Schema([Author.self]).entities[0].relationships[1])
+        let essays = try #require(Schema([Author.self]).entities[0].relationshipsByColumn[1])
         #expect(essays.inverse?.name == "author")  // inferred: the only candidate
-        let labels = try #require(Schema([Post.self]).entities[0].relationships[1])
+        let labels = try #require(Schema([Post.self]).entities[0].relationshipsByColumn[1])
         #expect(labels.inverse?.name == "posts")
         if case .joinTable(let name, let owner, _) = labels.storage {
             #expect(name == "Label_posts" && owner == "target")

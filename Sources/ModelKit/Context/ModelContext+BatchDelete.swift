@@ -22,7 +22,7 @@ extension ModelContext {
         let steps = try deleteSteps(plan, descriptor)
         let entity = plan.entity
         let followsRules =
-            !entity.relationships.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
+            !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
             || entity.sql.selectPreserved != nil
         let access = container.store.access
         let outcome: BatchDeletion = try run {

@@ -103,7 +103,7 @@ extension ModelContext {
         var movedToOnes: [(Int, RelationshipInfo, SQLValue)] = []
         for index in entity.columns.indices where !storage.changedColumns.contains(index) {
             let stored = row.stored(at: index)
-            guard let relationship = entity.relationships[index] else {
+            guard let relationship = entity.relationshipsByColumn[index] else {
                 if try stored != model._modelKitValue(at: index) {
                     assignments.append((entity.columns[index], try entity.decode(stored, at: index)))
                 }

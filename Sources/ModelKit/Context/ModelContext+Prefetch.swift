@@ -4,7 +4,7 @@ extension ModelContext {
     func prefetch<T: PersistentModel>(_ keyPaths: [PartialKeyPath<T>], of models: [T]) throws {
         let entity = try entity(for: T.self)
         for keyPath in keyPaths {
-            guard let column = entity.column(for: keyPath), let relationship = entity.relationships[column] else { continue }
+            guard let column = entity.column(for: keyPath), let relationship = entity.relationshipsByColumn[column] else { continue }
             let owners: [any PersistentModel] = models.filter { $0._$modelKit.faults?[column] != nil }
             for start in stride(from: 0, to: owners.count, by: 10_000) {
                 try prefetch(relationship, of: Array(owners[start..<min(start + 10_000, owners.count)]))

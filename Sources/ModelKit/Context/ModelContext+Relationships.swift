@@ -57,7 +57,7 @@ extension ModelContext {
     /// the container their handle keeps, would never be released. Models the program still holds
     /// load the relationship again on first read.
     func unloadRelationships() {
-        let entities = container.schema.entities.filter { !$0.relationships.isEmpty }
+        let entities = container.schema.entities.filter { !$0.relationshipsByColumn.isEmpty }
         guard !entities.isEmpty else { return }
         var loaded = Set<ObjectIdentifier>()
         for entity in entities {
@@ -110,7 +110,7 @@ extension ModelContext {
 
     /// The models `model` relates to through loaded relationships, without loading faults.
     func loadedRelatedModels(of model: any PersistentModel) -> [any PersistentModel] {
-        guard let entity = model._$modelKit.entity, !entity.relationships.isEmpty else { return [] }
+        guard let entity = model._$modelKit.entity, !entity.relationshipsByColumn.isEmpty else { return [] }
         return entity.orderedRelationships
             .filter { model._$modelKit.faults?[$0.column] == nil }
             .flatMap { $0.access.read(model) }

@@ -60,7 +60,7 @@ extension ModelContext {
 
     /// The to-ones of a just-inserted model whose targets had no key yet, so were written NULL.
     func referencesToUnsavedModels(of model: any PersistentModel) -> [(any PersistentModel, RelationshipInfo)] {
-        guard let entity = model._$modelKit.entity, !entity.relationships.isEmpty else { return [] }
+        guard let entity = model._$modelKit.entity, !entity.relationshipsByColumn.isEmpty else { return [] }
         return entity.orderedRelationships.compactMap { relationship in
             guard !relationship.isToMany, model._$modelKit.faults?[relationship.column] == nil,
                 let target = relationship.access.read(model).first, target._$modelKit.rowID == nil

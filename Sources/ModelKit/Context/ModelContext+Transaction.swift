@@ -104,7 +104,7 @@ struct RecordedModel {
             for (index, value) in values.enumerated() {
                 if let value {
                     entity.columns[index].assign(value, to: model)
-                } else if let relationship = entity.relationships[index] {
+                } else if let relationship = entity.relationshipsByColumn[index] {
                     entity.columns[index].assign(relationship.access.placeholder, to: model)
                 }
             }

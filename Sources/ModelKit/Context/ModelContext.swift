@@ -218,7 +218,7 @@ public final class ModelContext {
         }
         let row = ModelRow(statement: statement, entity: entity, context: self)
         var values: [(Column, Any)] = []
-        for (index, column) in entity.columns.enumerated() where entity.relationships[index] == nil {
+        for (index, column) in entity.columns.enumerated() where entity.relationshipsByColumn[index] == nil {
             values.append((column, try entity.decode(statement.column(Int32(index + 1)), at: index)))
         }
         for relationship in entity.orderedRelationships {
@@ -345,7 +345,7 @@ public final class ModelContext {
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity
-        if !row.entity.relationships.isEmpty { storage.faults = row.faults }
+        if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
         storage.storeIdentifier = container.store.identifier
         storage.context = self
         registered.insertNew(model, for: key)

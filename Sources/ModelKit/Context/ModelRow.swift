@@ -11,7 +11,7 @@ public struct ModelRow {
     /// - Throws: ``ModelKitError/storedValueMismatch(entity:property:expected:found:)`` when the
     ///   stored value cannot be that type.
     public func value<Value>(at index: Int) throws -> Value {
-        if let relationship = entity.relationships[index] {
+        if let relationship = entity.relationshipsByColumn[index] {
             return try relationshipValue(relationship, at: index) as! Value
         }
         return try entity.decode(statement.column(Int32(index + 1)), at: index) as! Value
@@ -29,7 +29,7 @@ public struct ModelRow {
     /// The relationships of the row left to load on first read.
     var faults: [Int: ModelStorage.Fault]? {
         var faults: [Int: ModelStorage.Fault] = [:]
-        for (index, relationship) in entity.relationships {
+        for (index, relationship) in entity.relationshipsByColumn {
             switch relationship.shape {
             case .toMany:
                 faults[index] = .toMany

@@ -92,7 +92,7 @@ struct PredicateSQL {
             let text = qualifier == entity.sql.table ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
             var column = SQLFragment(text)
             column.traits = entity.storageTraits[index]
-            if let relationship = entity.relationships[index] {
+            if let relationship = entity.relationshipsByColumn[index] {
                 column.reference = relationship.isToMany
                     ? .many(relationship, owner: SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)"))
                     : .key(of: relationship.target)

@@ -80,8 +80,8 @@ public final class ModelStorage {
     /// model is in no context.
     private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
         let entity = self.entity ?? Schema.standaloneEntity(for: type)
-        guard !entity.relationships.isEmpty else { return nil }
-        return entity.relationships[column]
+        guard !entity.relationshipsByColumn.isEmpty else { return nil }
+        return entity.relationshipsByColumn[column]
     }
 
     /// Removes and returns the fault of the relationship at `column`, which is about to be loaded.
@@ -103,7 +103,7 @@ public final class ModelStorage {
     /// new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
         guard let fault = takeFault(at: column) else { return }
-        guard let handle, let relationship = entity?.relationships[column] else { return }
+        guard let handle, let relationship = entity?.relationshipsByColumn[column] else { return }
         (handle.context ?? ModelContext(handle.container)).load(fault, of: relationship, into: model)
     }
 }

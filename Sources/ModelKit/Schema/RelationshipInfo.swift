@@ -73,14 +73,14 @@ extension Schema {
     /// the target that points back.
     static func resolveRelationships(of entities: [Entity], named: [ObjectIdentifier: Entity]) {
         for entity in entities {
-            for relationship in entity.relationships.values {
+            for relationship in entity.relationshipsByColumn.values {
                 relationship.target = named[ObjectIdentifier(relationship.shape.target)]
             }
         }
         for entity in entities {
-            for relationship in entity.relationships.values where relationship.inverse == nil {
+            for relationship in entity.relationshipsByColumn.values where relationship.inverse == nil {
                 guard let target = relationship.target else { continue }
-                let candidates = target.relationships.values.filter { $0.target === entity && $0 !== relationship }
+                let candidates = target.relationshipsByColumn.values.filter { $0.target === entity && $0 !== relationship }
                 let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.properties[$0.column].keyPath == keyPath } }
                 let pointingHere = candidates.first { candidate in
                     candidate.declaredInverse.map { entity.properties[relationship.column].keyPath == $0 } ?? false
@@ -93,7 +93,7 @@ extension Schema {
             }
         }
         for entity in entities {
-            for relationship in entity.relationships.values where relationship.isToMany {
+            for relationship in entity.relationshipsByColumn.values where relationship.isToMany {
                 if let inverse = relationship.inverse, !inverse.isToMany {
                     relationship.storage = .inverseForeignKey
                 } else if let inverse = relationship.inverse, inverse.isToMany {

@@ -20,7 +20,7 @@ extension Schema {
         /// that every property's type can be stored.
         let columns: [Column]
         /// The relationship properties, by index; linked to their targets when the schema is built.
-        let relationships: [Int: RelationshipInfo]
+        let relationshipsByColumn: [Int: RelationshipInfo]
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
         /// How SQLite treats each property's stored form, in property order.
@@ -62,9 +62,38 @@ extension Schema {
                 guard let shape = property.relationshipShape, let access = property.relationshipAccess else { continue }
                 relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
             }
-            self.relationships = relationships
+            self.relationshipsByColumn = relationships
             orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
+        }
+
+        /// The stored properties that are not relationships, as SwiftData lists them.
+        public var attributes: Set<Schema.Attribute> {
+            Set(properties.filter { $0.relationshipShape == nil }.map { property in
+                var attribute = property.attribute ?? Schema.Attribute()
+                attribute.name = property.name
+                attribute.valueType = property.valueType
+                attribute.isOptional = property.valueType is any OptionalProtocol.Type
+                attribute.defaultValue = property.defaultValue
+                return attribute
+            })
+        }
+
+        /// The relationship properties, with their destinations, delete rules and inverses.
+        public var relationships: Set<Schema.Relationship> {
+            Set(orderedRelationships.map { info in
+                var relationship = properties[info.column].relationship ?? Schema.Relationship(deleteRule: info.deleteRule)
+                relationship.name = info.name
+                relationship.destination = info.target.name
+                relationship.inverseName = info.inverse?.name
+                relationship.isToOneRelationship = !info.isToMany
+                return relationship
+            })
+        }
+
+        /// The groups of property names `#Unique` makes unique together.
+        public var uniquenessConstraints: [[String]] {
+            type._modelKitUniqueConstraints.map { group in group.compactMap { column(for: $0).map { properties[$0].name } } }
         }
 
         /// The quoted names of the join tables this entity's relationships own.

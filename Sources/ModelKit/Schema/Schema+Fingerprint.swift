@@ -10,7 +10,7 @@ extension Schema {
                 let codec = property.codec
                 text += ";\(property.name):\(codec?.storageKind ?? "?"):\(codec?.isOptional == true ? "?" : "")"
                 if let original = property.originalName { text += "<\(original)" }
-                if let relationship = entity.relationships[entity.column(for: property.keyPath) ?? -1] {
+                if let relationship = entity.relationshipsByColumn[entity.column(for: property.keyPath) ?? -1] {
                     text += "->\(relationship.target.name).\(relationship.inverse?.name ?? "")"
                 }
             }

@@ -13,6 +13,8 @@ extension Schema {
         let column: Column?
         /// The encoded default value, for adding the column to a store that already has rows.
         let encodedDefault: SQLValue?
+        /// The declared default value, if any.
+        let defaultValue: Any?
         /// The `@Relationship` configuration, if any.
         public let relationship: Relationship?
         /// Whether the property holds other models, and how to reach them.
@@ -37,6 +39,7 @@ extension Schema {
             let codec = ValueCodec.make(for: Value.self)
             self.column = codec.map { Column(keyPath: keyPath, codec: $0) }
             self.encodedDefault = defaultValue.flatMap { try? codec?.encode($0) }
+            self.defaultValue = defaultValue
         }
 
         /// How values of the property are stored; nil when its type cannot be stored.
@@ -49,8 +52,9 @@ extension Schema {
         var originalName: String? { attribute?.originalName }
     }
 
-    /// The configuration `@Attribute` gives a property.
-    public struct Attribute: Sendable {
+    /// A stored property that is not a relationship, as ``Schema/Entity/attributes`` lists it;
+    /// also the configuration `@Attribute` gives a property (then with no name yet).
+    public struct Attribute: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// What `@Attribute` can ask for.
         public enum Option: Hashable, Sendable {
             /// Inserting a model whose value for this property is already stored updates the stored
@@ -69,12 +73,37 @@ extension Schema {
         public let options: [Option]
         /// The name the property was stored under before it was renamed.
         public let originalName: String?
+        /// The `hashModifier:` given; accepted for SwiftData compatibility and unused.
+        public let hashModifier: String?
+        /// The property's name; empty in the configuration `@Attribute` writes.
+        public internal(set) var name = ""
+        /// The property's declared type; `Any` in the configuration `@Attribute` writes.
+        public internal(set) var valueType: Any.Type = Any.self
+        /// Whether the property is an `Optional`.
+        public internal(set) var isOptional = false
+        /// The property's default value, as the model declares it, if any.
+        public internal(set) var defaultValue: Any?
 
-        /// The configuration `@Attribute(options…, originalName:)` describes. `hashModifier` is
-        /// accepted for SwiftData compatibility and unused.
+        /// The configuration `@Attribute(options…, originalName:hashModifier:)` describes.
         public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
             self.options = options
             self.originalName = originalName
+            self.hashModifier = hashModifier
+        }
+
+        /// Whether inserting a model whose value is already stored updates the stored row.
+        public var isUnique: Bool { options.contains(.unique) }
+
+        public var description: String { "Attribute(\(name): \(valueType))" }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name && lhs.options == rhs.options && lhs.originalName == rhs.originalName
+                && lhs.valueType == rhs.valueType && lhs.isOptional == rhs.isOptional
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(options)
         }
     }
 }

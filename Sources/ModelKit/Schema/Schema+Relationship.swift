@@ -1,7 +1,8 @@
 extension Schema {
-    /// The configuration `@Relationship` gives a property whose type is another model, or an
-    /// array of one.
-    public struct Relationship: @unchecked Sendable {
+    /// A property whose type is another model, or an array of one, as
+    /// ``Schema/Entity/relationships`` lists it; also the configuration `@Relationship` gives a
+    /// property (then with no name or destination yet).
+    public struct Relationship: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// What deleting a model does to the models it is related to through this property.
         public enum DeleteRule: Hashable, Sendable {
             /// Related models lose their reference to the deleted one. The default.
@@ -24,9 +25,24 @@ extension Schema {
         public let deleteRule: DeleteRule
         /// The property on the related model that points back, if declared.
         public let inverse: AnyKeyPath?
+        /// The options given.
+        public let options: [Option]
+        /// The counts given; accepted for SwiftData compatibility and not enforced.
+        public let minimumModelCount: Int?
+        public let maximumModelCount: Int?
+        /// The names given; accepted for SwiftData compatibility and unused.
+        public let originalName: String?
+        public let hashModifier: String?
+        /// The property's name; empty in the configuration `@Relationship` writes.
+        public internal(set) var name = ""
+        /// The name of the related model's entity; empty in the configuration.
+        public internal(set) var destination = ""
+        /// The name of the related model's property that points back, declared or inferred.
+        public internal(set) var inverseName: String?
+        /// Whether the property holds one model rather than an array.
+        public internal(set) var isToOneRelationship = false
 
-        /// The configuration `@Relationship(…)` describes. The counts, `originalName` and
-        /// `hashModifier` are accepted for SwiftData compatibility and unused.
+        /// The configuration `@Relationship(…)` describes.
         public init(
             _ options: Option..., deleteRule: DeleteRule = .nullify, minimumModelCount: Int? = 0,
             maximumModelCount: Int? = 0, originalName: String? = nil, inverse: AnyKeyPath? = nil,
@@ -34,6 +50,23 @@ extension Schema {
         ) {
             self.deleteRule = deleteRule
             self.inverse = inverse
+            self.options = options
+            self.minimumModelCount = minimumModelCount
+            self.maximumModelCount = maximumModelCount
+            self.originalName = originalName
+            self.hashModifier = hashModifier
+        }
+
+        public var description: String { "Relationship(\(name) -> \(destination))" }
+
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.name == rhs.name && lhs.destination == rhs.destination && lhs.deleteRule == rhs.deleteRule
+                && lhs.inverseName == rhs.inverseName && lhs.isToOneRelationship == rhs.isToOneRelationship
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(name)
+            hasher.combine(destination)
         }
     }
 }

@@ -37,7 +37,8 @@ public final class Schema: @unchecked Sendable {
     public let entities: [Entity]
     /// The schema's version, as given.
     public let version: Version
-    private let entitiesByName: [String: Entity]
+    /// The entities by name.
+    public let entitiesByName: [String: Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
 
     /// A schema of the given model types and, as in SwiftData, of every model type they are
