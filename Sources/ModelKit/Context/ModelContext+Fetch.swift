@@ -90,6 +90,64 @@ extension ModelContext {
         }
     }
 
+    /// The models the descriptor describes, in a collection that loads `batchSize` of them at a
+    /// time as they are read: memory follows the batch, not the result count.
+    ///
+    /// When unsaved changes of the type count (`includePendingChanges`, the default, and the
+    /// context has some), or the fetch cannot run wholly in SQL, the models are fetched at once
+    /// and the collection holds them all.
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
+    ///   what ``fetch(_:)`` throws.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        guard batchSize > 0 else {
+            throw ModelKitError.invalidFetchDescriptor("fetch's batchSize is \(batchSize); use 1 or more")
+        }
+        let plan = try plan(for: descriptor)
+        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
+            return FetchResultsCollection(ResultBatches(try fetch(descriptor)))
+        }
+        let keys = try fetchIdentifiers(descriptor).compactMap(\.rowID)
+        let entity = plan.entity
+        return FetchResultsCollection(ResultBatches(count: keys.count, batchSize: batchSize) { [self] range in
+            loadBatch(Array(keys[range]), of: T.self, entity: entity)
+        })
+    }
+
+    /// The identifiers of the models the descriptor describes, as a ``FetchResultsCollection``.
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
+    ///   what ``fetchIdentifiers(_:)`` throws.
+    public func fetchIdentifiers<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, batchSize: Int
+    ) throws -> FetchResultsCollection<PersistentIdentifier> {
+        guard batchSize > 0 else {
+            throw ModelKitError.invalidFetchDescriptor("fetchIdentifiers' batchSize is \(batchSize); use 1 or more")
+        }
+        return FetchResultsCollection(ResultBatches(try fetchIdentifiers(descriptor)))
+    }
+
+    /// The models under `keys`, in that order. A row gone since the fetch reads as
+    /// ``model(for:)`` reads it; a failed read is logged, and its models read that way too.
+    private func loadBatch<T: PersistentModel>(_ keys: [Int64], of type: T.Type, entity: Schema.Entity) -> [T] {
+        registered.sweep()
+        var loaded: [Int64: T] = [:]
+        do {
+            let sql = SQL(text: RelationshipSQL.rows(of: entity, keys: keys.count), bindings: keys.map { .integer($0) })
+            for model in try rows(of: T.self, entity: entity, sql: sql) {
+                if let rowID = model._$modelKit.rowID { loaded[rowID] = model }
+            }
+        } catch {
+            ModelKitDebugLog.error("could not load a batch of \(T.self): \(error)")
+        }
+        return keys.map { key in
+            if let model = loaded[key] { return model }
+            let identifier = PersistentIdentifier(entityName: entity.name, storeIdentifier: container.store.identifier, key: .row(key))
+            guard let model = model(for: identifier) as? T else {
+                preconditionFailure("\(identifier) was deleted after the batched fetch, and \(T.self) has no stand-in; fetch again")
+            }
+            return model
+        }
+    }
+
     /// Calls `block` with each model the descriptor describes, loading `batchSize` models at a
     /// time, so memory follows the batch rather than the table when the descriptor runs in SQLite
     /// and nothing is pending.
