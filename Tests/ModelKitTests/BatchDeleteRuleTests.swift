@@ -35,7 +35,7 @@ import Testing
         #expect {
             try context.delete(model: Author.self)
         } throws: { error in
-            guard case ModelKitError.deleteDenied(let entity, let relationship) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.deleteDenied(let entity, let relationship) = error else { return false }
             return entity == "Author" && relationship == "essays"
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Author>()) == 2)

@@ -157,7 +157,7 @@ private func describe(_ change: HistoryChange) -> String {
         #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 3)
         // A reader that stopped at the second transaction missed nothing; one that stopped at the first did.
         #expect(try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > second })).count == 1)
-        #expect(throws: ModelKitError.self) { try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > first })) }
+        #expect(throws: SwiftDataError.historyTokenExpired) { try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > first })) }
         context.insert(Trip(name: "d", nights: 1))
         try context.save()
         #expect(try context.fetchHistory(Transactions()).first?.token == all[2].token, "tokens are never reused")
@@ -191,7 +191,7 @@ private func describe(_ change: HistoryChange) -> String {
         #expect {
             try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
         } throws: { error in
-            if case .historyTokenExpired(token)? = error as? ModelKitError { return true }
+            if case .historyTokenExpired(token)? = modelKitError(error) { return true }
             return false
         }
     }
@@ -205,7 +205,7 @@ private func describe(_ change: HistoryChange) -> String {
         #expect {
             try other.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))
         } throws: { error in
-            if case .historyTokenOfAnotherStore? = error as? ModelKitError { return true }
+            if case .historyTokenOfAnotherStore? = modelKitError(error) { return true }
             return false
         }
     }
@@ -235,7 +235,7 @@ private func describe(_ change: HistoryChange) -> String {
         #expect {
             try reader.fetchHistory(Transactions())
         } throws: { error in
-            if case .storedValueMismatch(entity: "_modelkit_history", property: "changes", _, _)? = error as? ModelKitError { return true }
+            if case .storedValueMismatch(entity: "_modelkit_history", property: "changes", _, _)? = modelKitError(error) { return true }
             return false
         }
     }

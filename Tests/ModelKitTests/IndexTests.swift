@@ -75,7 +75,7 @@ enum BadIndex {
         #expect {
             _ = try store.container(for: IndexV2.Visit.self)
         } throws: { error in
-            guard case ModelKitError.incompatibleSchemaChange("Visit", "city, day", _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.incompatibleSchemaChange("Visit", "city, day", _) = error else { return false }
             return true
         }
         #expect(try indexes(store).isEmpty)
@@ -85,7 +85,7 @@ enum BadIndex {
         #expect {
             _ = try inMemoryContainer(for: BadIndex.Visit.self)
         } throws: { error in
-            guard case ModelKitError.invalidSchema("Visit", let reason) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.invalidSchema("Visit", let reason) = error else { return false }
             return reason.contains("not a persisted property")
         }
     }

@@ -30,7 +30,7 @@ import Testing
         #expect {
             try context.fetch(descriptor)
         } throws: { error in
-            guard case ModelKitError.invalidFetchDescriptor(let reason) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.invalidFetchDescriptor(let reason) = error else { return false }
             return reason.contains("-")
         }
     }
@@ -63,7 +63,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.valueTooLarge = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.valueTooLarge = error else { return false }
             return "\(error)".contains("too big") || "\(error)".contains("longer than SQLite can store")
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Attachment>()) == 0)

@@ -140,7 +140,7 @@ enum FailingNotesPlan: SchemaMigrationPlan {
         #expect {
             try migrated(store, plan: FailingNotesPlan.self)
         } throws: { error in
-            guard case ModelKitError.migrationFailed(let stage, let underlying) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.migrationFailed(let stage, let underlying) = error else { return false }
             return stage == "2.0.0 → 3.0.0" && underlying is StageFailure
         }
         let v1 = try ModelContainer(for: NotesV1.Note.self, configurations: ModelConfiguration(url: store.url))
@@ -175,7 +175,7 @@ enum FailingNotesPlan: SchemaMigrationPlan {
         #expect {
             try migrated(store)
         } throws: { error in
-            guard case ModelKitError.unknownStoreVersion(let version, let reason) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.unknownStoreVersion(let version, let reason) = error else { return false }
             return version == "9.0.0" && reason.contains("newer")
         }
         #expect(try store.sql("SELECT value FROM _modelkit_store WHERE key = 'version'") == [["9.0.0"]])

@@ -69,7 +69,7 @@ enum V2Unique {
         #expect {
             _ = try store.container(for: type)
         } throws: { error in
-            guard case ModelKitError.incompatibleSchemaChange("Person", property, _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.incompatibleSchemaChange("Person", property, _) = error else { return false }
             return true
         }
         #expect(try store.sql("SELECT * FROM Person") == before)

@@ -46,7 +46,7 @@ final class HasUnstorable {
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.saveNotAllowed = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.saveNotAllowed = error else { return false }
             return "\(error)".contains("allowsSave: false")
         }
         #expect(context.hasChanges)
@@ -72,7 +72,7 @@ final class HasUnstorable {
         #expect {
             _ = try inMemoryContainer(for: HasUnstorable.self)
         } throws: { error in
-            guard case ModelKitError.unsupportedPropertyType(let entity, let property, _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.unsupportedPropertyType(let entity, let property, _) = error else { return false }
             return entity == "HasUnstorable" && property == "thing"
         }
     }
@@ -134,7 +134,7 @@ enum SecondModule {
         #expect {
             try inMemoryContainer(for: FirstModule.Duplicate.self, SecondModule.Duplicate.self)
         } throws: { error in
-            guard case ModelKitError.invalidSchema(let entity, let reason) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.invalidSchema(let entity, let reason) = error else { return false }
             return entity == "Duplicate" && reason.contains("FirstModule.Duplicate") && reason.contains("SecondModule.Duplicate")
         }
     }
@@ -144,7 +144,7 @@ enum SecondModule {
         #expect {
             try ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(name))
         } throws: { error in
-            guard case ModelKitError.invalidConfigurationName(let refused, _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.invalidConfigurationName(let refused, _) = error else { return false }
             return refused == name
         }
     }

@@ -53,7 +53,7 @@ struct PostgresInstanceTests {
         #expect {
             try b.save()
         } throws: { error in
-            guard case .saveConflict(entity: "TodoItem", _)? = error as? ModelKitError else { return false }
+            guard case .saveConflict(entity: "TodoItem", _)? = modelKitError(error) else { return false }
             return true
         }
         #expect(try ModelContext(first).fetchCount(FetchDescriptor<TodoItem>()) == 0)

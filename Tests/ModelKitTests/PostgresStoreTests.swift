@@ -98,7 +98,7 @@ struct PostgresStoreTests {
         #expect {
             try context.save()
         } throws: { error in
-            guard case .valueNotStorable(entity: "TodoItem", property: "title", _)? = error as? ModelKitError else { return false }
+            guard case .valueNotStorable(entity: "TodoItem", property: "title", _)? = modelKitError(error) else { return false }
             return true
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 0)

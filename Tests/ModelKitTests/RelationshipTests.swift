@@ -134,7 +134,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.deleteDenied("Author", "essays") = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.deleteDenied("Author", "essays") = error else { return false }
             return true
         }
         #expect(try store.sql("SELECT * FROM \"Author\"") == before)

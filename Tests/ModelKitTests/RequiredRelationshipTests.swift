@@ -30,7 +30,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.requiredRelationshipWouldBeNil(let entity, let relationship) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.requiredRelationshipWouldBeNil(let entity, let relationship) = error else { return false }
             return entity == "Bottle" && relationship == "crate"
         }
         let stored = ModelContext(container)

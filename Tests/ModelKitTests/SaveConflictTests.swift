@@ -27,7 +27,7 @@ import Testing
         #expect {
             try a.save()
         } throws: { error in
-            guard case ModelKitError.saveConflict(let entity, let identifiers) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.saveConflict(let entity, let identifiers) = error else { return false }
             return entity == "TodoItem" && identifiers == [doomed.persistentModelID]
         }
         #expect(a.hasChanges, "the context keeps its changes")
@@ -66,7 +66,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.storeLocked(let url) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.storeLocked(let url) = error else { return false }
             return url == store.url && "\(error)".contains("locked by another process")
         }
         try holder.execute("ROLLBACK")

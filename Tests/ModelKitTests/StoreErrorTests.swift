@@ -14,7 +14,7 @@ import Testing
         #expect {
             _ = try store.container(for: TodoItem.self)
         } throws: { error in
-            guard case ModelKitError.notADatabase(let url, let sqlite) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.notADatabase(let url, let sqlite) = error else { return false }
             return url == store.url && sqlite.code == SQLITE_NOTADB
         }
         #expect(try Data(contentsOf: store.url) == Data(repeating: 0x41, count: 4096))
@@ -36,7 +36,7 @@ import Testing
             let context = ModelContext(try store.container(for: TodoItem.self))
             _ = try context.fetch(FetchDescriptor<TodoItem>())
         } throws: { error in
-            guard case ModelKitError.notADatabase(_, let sqlite) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.notADatabase(_, let sqlite) = error else { return false }
             return sqlite.code == SQLITE_CORRUPT
         }
     }
@@ -49,7 +49,7 @@ import Testing
         #expect {
             _ = try ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(url: url))
         } throws: { error in
-            guard case ModelKitError.cannotOpenStore(let failed, _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.cannotOpenStore(let failed, _) = error else { return false }
             return failed == url && "\(error)".contains("writable")
         }
     }
@@ -59,7 +59,7 @@ import Testing
         #expect {
             _ = try context.fetch(FetchDescriptor<Note>())
         } throws: { error in
-            guard case ModelKitError.modelNotInSchema("Note") = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.modelNotInSchema("Note") = error else { return false }
             return "\(error)".contains("Add Note.self to the ModelContainer's types")
         }
     }
@@ -87,7 +87,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case ModelKitError.sqlite(let sqlite) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.sqlite(let sqlite) = error else { return false }
             return sqlite.message == "refused" && sqlite.code == SQLITE_CONSTRAINT
         }
         #expect(try store.sql("SELECT * FROM TodoItem") == before)
@@ -105,7 +105,7 @@ import Testing
         #expect {
             _ = try ModelContext(try store.container(for: TodoItem.self)).fetch(FetchDescriptor<TodoItem>())
         } throws: { error in
-            guard case ModelKitError.storedValueMismatch("TodoItem", "isComplete", "Bool", _) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.storedValueMismatch("TodoItem", "isComplete", "Bool", _) = error else { return false }
             return true
         }
     }
@@ -126,7 +126,7 @@ import Testing
         #expect {
             try store.container(for: TodoItem.self)
         } throws: { error in
-            guard case ModelKitError.notAModelKitStore(_, let tables) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.notAModelKitStore(_, let tables) = error else { return false }
             return tables == ["Customers"] && "\(error)".contains("left untouched")
         }
         #expect(try Data(contentsOf: store.url) == before)
@@ -140,7 +140,7 @@ import Testing
         #expect {
             try store.container(for: Note.self, TodoItem.self)
         } throws: { error in
-            guard case ModelKitError.incompatibleSchemaChange(let entity, _, let reason) = error else { return false }
+            guard let error = modelKitError(error), case ModelKitError.incompatibleSchemaChange(let entity, _, let reason) = error else { return false }
             return entity == "TodoItem" && reason.contains("did not make")
         }
         #expect(try store.sql("SELECT name FROM pragma_table_info('TodoItem')") == [["something"]])

@@ -153,3 +153,9 @@ final class CapturedModelKitLog: Sendable {
 private struct WeakCapture: Sendable {
     weak var capture: CapturedModelKitLog?
 }
+
+/// The ModelKit error `error` is, or carries: container initializers and history fetches throw
+/// ``SwiftDataError``s carrying one.
+func modelKitError(_ error: any Error) -> ModelKitError? {
+    (error as? ModelKitError) ?? (error as? SwiftDataError)?.underlying
+}

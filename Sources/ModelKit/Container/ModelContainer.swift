@@ -20,18 +20,33 @@ public final class ModelContainer: Sendable {
     private let main = Mutex<MainContextBox?>(nil)
 
     /// A container for `schema`, stored as `configurations` say (in the default store if empty).
-    /// - Throws: ``ModelKitError`` if the store cannot be opened, is not a database, or cannot be
-    ///   migrated to the schema; if two model types share a name; if the configuration's name is
-    ///   not a plain file name.
-    ///
     /// With a `migrationPlan`, the store is brought to the plan's newest version first, stage by
     /// stage, in one transaction; see ``SchemaMigrationPlan``.
-    /// - Throws: ``ModelKitError/migrationFailed(stage:underlying:)`` when a stage fails (the store
-    ///   is left as it was), ``ModelKitError/unknownStoreVersion(_:reason:)`` for a store the plan
-    ///   does not know.
+    /// - Throws: a ``SwiftDataError``, as SwiftData does, carrying the ``ModelKitError`` that says
+    ///   what happened in ``SwiftDataError/underlying``: ``SwiftDataError/loadIssueModelContainer``
+    ///   when the store cannot be opened, is not a database (or not ModelKit's), cannot be migrated
+    ///   to the schema, or a migration stage fails (the store is left as it was), or when two model
+    ///   types share a name; ``SwiftDataError/backwardMigration`` and
+    ///   ``SwiftDataError/unknownSchema`` for a store the plan does not know;
+    ///   ``SwiftDataError/configurationFileNameContainsInvalidCharacters`` when the configuration's
+    ///   name is not a plain file name. A database driver's own errors (`PostgresError`) pass
+    ///   through.
     public init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
     ) throws {
+        do {
+            (self.schema, self.configurations, store) = try Self.open(schema, migrationPlan: migrationPlan, configurations: configurations)
+        } catch let error as ModelKitError {
+            throw error.asContainerError
+        } catch let error as SQLiteError {
+            throw ModelKitError.sqlite(error).asContainerError
+        }
+    }
+
+    /// Checks the schema and configurations, and opens the store.
+    private static func open(
+        _ schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [any DataStoreConfiguration]
+    ) throws -> (Schema, Set<ModelConfiguration>, Store) {
         let first = configurations.first ?? ModelConfiguration()
         let configuration = first as? ModelConfiguration
         if let reason = configuration?.invalidNameReason {
@@ -56,13 +71,12 @@ public final class ModelContainer: Sendable {
                     entity: entity.name, property: property.name, type: String(reflecting: property.valueType))
             }
         }
-        self.schema = schema
-        self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
+        let sqliteConfigurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
         if let driver = first._driver {
-            store = try Store(driver: driver.driver, allowsSave: first.allowsSave, recordsHistory: true, schema: schema, migrationPlan: migrationPlan)
-        } else {
-            store = try Store(configuration: configuration!, schema: schema, migrationPlan: migrationPlan)
+            let store = try Store(driver: driver.driver, allowsSave: first.allowsSave, recordsHistory: true, schema: schema, migrationPlan: migrationPlan)
+            return (schema, sqliteConfigurations, store)
         }
+        return (schema, sqliteConfigurations, try Store(configuration: configuration!, schema: schema, migrationPlan: migrationPlan))
     }
 
     /// A container over a store being migrated, for one stage's contexts.
@@ -88,7 +102,7 @@ public final class ModelContainer: Sendable {
     /// Deletes every model of every type in the container's store, and its history, in one
     /// transaction, leaving the store's tables (and its identity) in place. Every context hears
     /// of it before its next read; a history reader resuming from an earlier token gets
-    /// ``ModelKitError/historyTokenExpired(_:)``, and must start over.
+    /// ``SwiftDataError/historyTokenExpired``, and must start over.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only container, or a typed error
     ///   when SQLite refuses.
     public func deleteAllData() throws {

@@ -11,14 +11,15 @@ extension ModelContext {
     /// This is ModelKit's own API; SwiftData has no aggregates. Unsaved changes of the model's type
     /// count, as in a fetch, and a predicate with no SQL translation is evaluated in Swift. A stored
     /// NaN makes the sum NaN, as in Swift.
-    /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` when `keyPath` is not a persisted
+    /// - Throws: ``SwiftDataError/unsupportedKeyPath`` when `keyPath` is not a persisted
     ///   property, or what a fetch throws.
     public func sum<T: PersistentModel, Value: BinaryFloatingPoint>(
         of keyPath: KeyPath<T, Value>, where predicate: Predicate<T>? = nil
     ) throws -> Double {
         let plan = try plan(for: FetchDescriptor<T>(predicate: predicate))
         guard let column = plan.entity.column(for: keyPath) else {
-            throw ModelKitError.invalidSchema(entity: plan.entity.name, reason: "sum(of:) needs a persisted property")
+            throw SwiftDataError.unsupportedKeyPath.carrying(
+                .invalidSchema(entity: plan.entity.name, reason: "sum(of:) needs a persisted property"))
         }
         guard plan.filtersInSQL, !hasPendingChanges(of: T.self) else {
             return try fetch(FetchDescriptor<T>(predicate: predicate)).reduce(0) { $0 + Double($1[keyPath: keyPath]) }

@@ -16,8 +16,9 @@ extension ModelContext {
     ///     lastToken = transaction.token
     /// }
     /// ```
-    /// - Throws: ``ModelKitError/historyTokenExpired(_:)`` when the predicate resumes from a
-    ///   token older than deleted history; ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)``
+    /// - Throws: ``SwiftDataError/historyTokenExpired`` (carrying
+    ///   ``ModelKitError/historyTokenExpired(_:)``) when the predicate resumes from a token older
+    ///   than deleted history; ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)``
     ///   for a token of another store; ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative
     ///   limit, or a transaction type other than ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
@@ -43,7 +44,7 @@ extension ModelContext {
 
     /// Deletes the history transactions `descriptor`'s predicate matches (all of them when it
     /// has none), and never the data. A reader that later resumes from a token older than the
-    /// newest deleted transaction gets ``ModelKitError/historyTokenExpired(_:)``.
+    /// newest deleted transaction gets ``SwiftDataError/historyTokenExpired``.
     ///
     /// ```swift
     /// try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token < oldest }))
@@ -93,7 +94,7 @@ extension ModelContext {
             guard token.storeIdentifier == container.store.identifier else {
                 throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: container.store.identifier)
             }
-            if token.value < deletedThrough { throw ModelKitError.historyTokenExpired(token) }
+            if token.value < deletedThrough { throw SwiftDataError.historyTokenExpired.carrying(.historyTokenExpired(token)) }
         }
     }
 
