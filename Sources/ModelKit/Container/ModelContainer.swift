@@ -70,6 +70,16 @@ public final class ModelContainer: Sendable {
                 throw ModelKitError.unsupportedPropertyType(
                     entity: entity.name, property: property.name, type: String(reflecting: property.valueType))
             }
+            for property in entity.properties where property.isEphemeral {
+                if property.encodedDefault == nil, property.codec?.isOptional == false {
+                    throw ModelKitError.invalidSchema(
+                        entity: entity.name, reason: "\(property.name) is .ephemeral, so rows do not hold it: give it a default value, or make it optional")
+                }
+                if (entity.uniqueConstraints + entity.indexes).contains(where: { $0.contains { $0.name == property.name } }) {
+                    throw ModelKitError.invalidSchema(
+                        entity: entity.name, reason: "\(property.name) is .ephemeral, so it has no column to index or keep unique")
+                }
+            }
         }
         let sqliteConfigurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
         if let driver = first._driver {

@@ -101,7 +101,7 @@ extension ModelContext {
         let entity = row.entity
         var assignments: [(Column, Any)] = []
         var movedToOnes: [(Int, RelationshipInfo, SQLValue)] = []
-        for index in entity.columns.indices where !storage.changedColumns.contains(index) {
+        for index in entity.columns.indices where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil {
             let stored = row.stored(at: index)
             guard let relationship = entity.relationshipsByColumn[index] else {
                 if try stored != model._modelKitValue(at: index) {

@@ -63,7 +63,8 @@ public struct ModelRow {
 
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
-        statement.column(Int32(index + 1))
+        if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }
+        return statement.column(Int32(index + 1))
     }
 
     @usableFromInline

@@ -25,6 +25,9 @@ extension Schema {
         let orderedRelationships: [RelationshipInfo]
         /// How SQLite treats each property's stored form, in property order.
         let storageTraits: [StorageTraits]
+        /// What rows hold for the `.ephemeral` properties, which have no column: their default
+        /// values, by index. Nil when the entity has none.
+        let ephemeralValues: [Int: SQLValue]?
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -65,6 +68,9 @@ extension Schema {
             self.relationshipsByColumn = relationships
             orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
+            let ephemeral = properties.indices.filter { properties[$0].isEphemeral }
+            ephemeralValues = ephemeral.isEmpty
+                ? nil : Dictionary(uniqueKeysWithValues: ephemeral.map { ($0, properties[$0].encodedDefault ?? .null) })
         }
 
         /// The stored properties that are not relationships, as SwiftData lists them.

@@ -47,8 +47,12 @@ extension Schema {
 
         var isUnique: Bool { attribute?.options.contains(.unique) ?? false }
 
-        /// Whether the property has a column in its entity's table: every property but a to-many.
-        var isStoredInTable: Bool { !(relationshipShape?.isToMany ?? false) }
+        /// Whether the property is `@Attribute(.ephemeral)`: tracked, never stored.
+        var isEphemeral: Bool { attribute?.options.contains(.ephemeral) ?? false }
+
+        /// Whether the property has a column in its entity's table: every property but a to-many
+        /// and an ephemeral one.
+        var isStoredInTable: Bool { !(relationshipShape?.isToMany ?? false) && !isEphemeral }
         var originalName: String? { attribute?.originalName }
     }
 
@@ -62,8 +66,17 @@ extension Schema {
             case unique
             /// Accepted for SwiftData compatibility; ModelKit stores the value in the row.
             case externalStorage
-            /// Accepted for SwiftData compatibility; ModelKit has no CloudKit sync.
+            /// Accepted for SwiftData compatibility; no effect here: ModelKit has no CloudKit sync.
             case allowsCloudEncryption
+            /// Changes to the property are tracked (the context `hasChanges`, history lists them
+            /// in `updatedAttributes`), but its value is never stored: models read from the store
+            /// hold the property's default. It needs a default value, or an optional type.
+            case ephemeral
+            /// Accepted for SwiftData compatibility; no effect here: there is no Spotlight index.
+            case spotlight
+            /// The value is stored in its encoded (JSON) form, as ModelKit stores every `Codable`
+            /// value that is not a primitive; predicates and sorts on it run in Swift.
+            case codable
             /// A deleted model's value for this property is kept in the history, in the
             /// delete's ``HistoryTombstone``.
             case preserveValueOnDeletion
