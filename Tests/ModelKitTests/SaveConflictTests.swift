@@ -42,6 +42,34 @@ import Testing
         #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.priority) == [4])
     }
 
+    /// SQLite reuses the largest key once its row is deleted; ModelKit's tables do not, so a
+    /// change to a model whose row was deleted elsewhere can never land on a newer row.
+    @Test(arguments: StoreKind.sharedStores) func aChangedModelWhoseRowWasDeletedNeverWritesToTheRowThatFollows(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: TodoItem.self)
+        let a = ModelContext(container)
+        let old = TodoItem(title: "old")
+        a.insert(old)
+        try a.save()
+        let b = ModelContext(container)
+        b.delete(try #require(b.model(for: old.persistentModelID) as? TodoItem))
+        try b.save()
+        old.title = "edited after it was deleted"
+        let new = TodoItem(title: "new")
+        a.insert(new)
+        #expect {
+            try a.save()
+        } throws: { error in
+            guard case .saveConflict? = modelKitError(error) else { return false }
+            return true
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 0)
+        let other = ModelContext(container)
+        other.insert(TodoItem(title: "later"))
+        try other.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.persistentModelID) != [old.persistentModelID])
+    }
+
     @Test(arguments: StoreKind.sharedStores) func deletingARowDeletedElsewhereThrowsAConflict(kind: StoreKind) throws {
         let store = try TestStore(kind)
         let container = try store.container(for: TodoItem.self)

@@ -121,11 +121,18 @@ public final class ModelContainer: Sendable {
         do {
             try store.write(trace: nil) { writer in
                 let change = StoreChange(isExternal: true, origin: ObjectIdentifier(store))
+                var files: [String] = []
                 try writer.transaction {
+                    if store.externalFiles != nil {
+                        for select in schema.entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
+                            files += ExternalFiles.names(in: try writer.statement(select).rows())
+                        }
+                    }
                     for table in Set(tables) { try writer.execute("DELETE FROM \(table)") }
                     if store.recordsHistory { try HistoryTable.deleteAll(in: writer) }
                     try store.access.announce(change, through: writer)
                 }
+                store.externalFiles?.remove(files)
                 store.access.publish(change, from: nil)
             }
         } catch let error as SQLiteError {

@@ -10,6 +10,10 @@ struct BatchDeletion {
     var nullified: [String: [Int64]] = [:]
     /// The deletes and cleared references, for the store's history.
     var history = HistoryRecord()
+    /// Whether the store keeps external files, whose names ``removedFiles`` collects.
+    var collectsFiles = false
+    /// The external files the deleted rows named: removed once the delete commits.
+    var removedFiles: [String] = []
     private var seen: [String: Set<Int64>] = [:]
     private var deletedEntities: [Schema.Entity] = []
 
@@ -49,6 +53,9 @@ struct BatchDeletion {
             let tombstones = try RelationshipSQL.preservedValues(of: entity, count: chunk.count).map { select in
                 try Dictionary(uniqueKeysWithValues: connection.statement(select).rows(chunk.map { .integer($0) })
                     .map { row in (row[0], Array(row.dropFirst())) })
+            }
+            if collectsFiles, let select = RelationshipSQL.externalValues(of: entity, keys: chunk.count) {
+                removedFiles += ExternalFiles.names(in: try connection.statement(select).rows(chunk.map { .integer($0) }))
             }
             let statement = try connection.statement(RelationshipSQL.deleteRows(of: entity, count: chunk.count))
             try statement.bind(chunk.map { .integer($0) })

@@ -23,11 +23,12 @@ extension ModelContext {
         let entity = plan.entity
         let followsRules =
             !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
-            || entity.sql.selectPreserved != nil
+            || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && container.store.externalFiles != nil)
         let access = container.store.access
         let outcome: BatchDeletion = try run {
             try container.store.write(trace: statementTrace) { connection in
                 var deletion = BatchDeletion(connection: connection)
+                deletion.collectsFiles = container.store.externalFiles != nil
                 var token: Int64?
                 var change = StoreChange()
                 try connection.transaction {
@@ -46,6 +47,7 @@ extension ModelContext {
                     try access.announce(change, through: connection)
                     token = try appendHistory(&deletion.history, in: connection)
                 }
+                container.store.externalFiles?.remove(deletion.removedFiles)
                 if let token { access.noteCommittedTransaction(token) }
                 if !change.isEmpty { access.publish(change, from: inbox) }
                 return deletion

@@ -39,25 +39,25 @@ extension ModelContext {
         let changedModels = changed.models
         let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
         let access = container.store.access
+        var log = SaveLog(history: container.store.recordsHistory ? HistoryRecord() : nil)
         do {
             try container.store.write(trace: statementTrace) { connection in
                 let committed = try connection.transaction {
-                    var history: HistoryRecord? = container.store.recordsHistory ? HistoryRecord() : nil
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
                     for model in insertedModels {
-                        model._$modelKit.rowID = try insertRow(model, into: connection, history: &history)
+                        model._$modelKit.rowID = try insertRow(model, into: connection, log: &log)
                         unresolved += referencesToUnsavedModels(of: model)
                     }
                     try writeForeignKeys(unresolved, in: connection)
                     var updates: [UpdateKey: Statement] = [:]
                     var vanished: [any PersistentModel] = []
                     for model in changedModels {
-                        if try !updateRow(model, in: connection, statements: &updates, history: &history) { vanished.append(model) }
+                        if try !updateRow(model, in: connection, statements: &updates, log: &log) { vanished.append(model) }
                     }
                     try writeJoinTables(of: insertedModels + changedModels, in: connection)
                     for model in deletedModels {
-                        if try !deleteRow(model, from: connection, history: &history) { vanished.append(model) }
+                        if try !deleteRow(model, from: connection, log: &log) { vanished.append(model) }
                     }
                     try checkRequiredReferences(to: deletedModels, in: connection)
                     if let first = vanished.first {
@@ -70,13 +70,15 @@ extension ModelContext {
                         inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
                         origin: ObjectIdentifier(container.store))
                     try access.announce(change, through: connection)
-                    guard var record = history else { return (change, Int64?.none) }
+                    guard var record = log.history else { return (change, Int64?.none) }
                     return (change, try appendHistory(&record, in: connection))
                 }
+                container.store.externalFiles?.remove(log.replacedFiles)
                 if let token = committed.1 { access.noteCommittedTransaction(token) }
                 access.publish(committed.0, from: inbox)
             }
         } catch {
+            container.store.externalFiles?.remove(log.writtenFiles)
             for model in insertedModels { model._$modelKit.rowID = nil }
             if let error = error as? SQLiteError { throw container.store.error(for: error) }
             throw error
@@ -150,7 +152,7 @@ extension ModelContext {
     /// The insert goes into `history` as an insert; an upsert, as an update of every stored column.
     /// With several unique constraints, where the dialect takes one conflict target per insert,
     /// each constraint's upsert is tried in turn until one meets no other constraint.
-    private func insertRow(_ model: any PersistentModel, into connection: Connection, history: inout HistoryRecord?) throws -> Int64 {
+    private func insertRow(_ model: any PersistentModel, into connection: Connection, log: inout SaveLog) throws -> Int64 {
         let entity = try entity(for: type(of: model))
         let dialect = connection.dialect
         let stored = entity.sql.storedColumns
@@ -159,17 +161,17 @@ extension ModelContext {
             // One unique constraint, and a failed insert would need a savepoint: upsert at once.
             let upsert = try connection.statement(upserts[0])
             defer { upsert.reset() }
-            try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
+            try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
             return try insertedKey(upsert, in: connection, returned: true)
         }
         let insert = try connection.statement(entity.sql.insert(for: dialect))
         defer { insert.reset() }
         do {
             let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
-                try insert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
+                try insert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
                 return try insertedKey(insert, in: connection)
             }
-            history?.insert(entity: entity.name, rowID: rowID)
+            log.history?.insert(entity: entity.name, rowID: rowID)
             return rowID
         } catch let error as any DatabaseFailure where error.isUniqueViolation && entity.sql.upsert != nil {
             for (index, sql) in upserts.enumerated() {
@@ -177,11 +179,11 @@ extension ModelContext {
                 defer { upsert.reset() }
                 do {
                     let rowID = try connection.recoverable(if: index < upserts.count - 1) {
-                        try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect) }
+                        try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
                         guard try upsert.step() else { throw error }
                         return upsert.int64(at: 0)
                     }
-                    history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
+                    log.history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
                     return rowID
                 } catch let next as any DatabaseFailure where next.isUniqueViolation && index < upserts.count - 1 {
                     continue
@@ -194,15 +196,30 @@ extension ModelContext {
     /// The value of the model's property at `column`, as the store will hold it.
     /// - Throws: ``ModelKitError/valueNotStorable(entity:property:reason:)`` for a string with a
     ///   NUL character, which PostgreSQL's text cannot hold.
+    /// A large `.externalStorage` value goes to a file, and the row holds the file's name.
     private func storedValue(
-        of model: any PersistentModel, at column: Int, in entity: Schema.Entity, _ dialect: SQLDialect
+        of model: any PersistentModel, at column: Int, in entity: Schema.Entity, _ dialect: SQLDialect, log: inout SaveLog
     ) throws -> SQLValue {
         let value = try model._modelKitValue(at: column)
         if dialect == .postgres, case .text(let text) = value, text.utf8.contains(0) {
             throw ModelKitError.valueNotStorable(
                 entity: entity.name, property: entity.properties[column].name, reason: "PostgreSQL text cannot hold a NUL character")
         }
+        if case .blob(let data) = value, data.count >= ExternalFiles.threshold, entity.externalColumns.contains(column),
+            let files = container.store.externalFiles
+        {
+            let name = try files.write(data)
+            log.writtenFiles.append(name)
+            return .text(name)
+        }
         return value
+    }
+
+    /// Notes the files the row of `model` names in the external `columns`, to remove once the
+    /// save commits.
+    private func noteReplacedFiles(of entity: Schema.Entity, row rowID: Int64, in connection: Connection, log: inout SaveLog) throws {
+        guard container.store.externalFiles != nil, let select = RelationshipSQL.externalValues(of: entity, keys: 1) else { return }
+        log.replacedFiles += ExternalFiles.names(in: try connection.statement(select).rows([.integer(rowID)]))
     }
 
     /// Runs a bound insert and returns the new row's key, as the dialect gives it.
@@ -220,15 +237,18 @@ extension ModelContext {
     /// so models changed alike share one.
     private func updateRow(
         _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement],
-        history: inout HistoryRecord?
+        log: inout SaveLog
     ) throws -> Bool {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
         let entity = try entity(for: type(of: model))
         let changed = storage.changedColumns.sorted
-        history?.update(entity: entity.name, rowID: rowID, attributes: changed.map { entity.properties[$0].name })
+        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.map { entity.properties[$0].name })
         let columns = changed.filter { entity.properties[$0].isStoredInTable }
         guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
+        if columns.contains(where: entity.externalColumns.contains) {
+            try noteReplacedFiles(of: entity, row: rowID, in: connection, log: &log)
+        }
         let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
         let statement: Statement
         if let cached = statements[key] {
@@ -238,7 +258,7 @@ extension ModelContext {
             statements[key] = statement
         }
         try statement.bind(count: columns.count + 1) { index in
-            index < columns.count ? try storedValue(of: model, at: columns[index], in: entity, connection.dialect) : .integer(rowID)
+            index < columns.count ? try storedValue(of: model, at: columns[index], in: entity, connection.dialect, log: &log) : .integer(rowID)
         }
         while try statement.step() {}
         return connection.changes == 1
@@ -262,21 +282,30 @@ extension ModelContext {
     /// Deletes the model's row, its join-table links, and stored references to it that no
     /// in-memory inverse took care of. Returns false if the row was already gone.
     /// The delete goes into `history` with the row's preserved values, read before it goes.
-    private func deleteRow(_ model: any PersistentModel, from connection: Connection, history: inout HistoryRecord?) throws -> Bool {
+    private func deleteRow(_ model: any PersistentModel, from connection: Connection, log: inout SaveLog) throws -> Bool {
         let entity = try entity(for: type(of: model))
         let key = model._$modelKit.rowID!
         let rowID = SQLValue.integer(key)
-        if history != nil {
+        try noteReplacedFiles(of: entity, row: key, in: connection, log: &log)
+        if log.history != nil {
             var preserved: [(name: String, value: SQLValue)] = []
             if let select = RelationshipSQL.preservedValues(of: entity, count: 1), let row = try connection.statement(select).rows([rowID]).first {
                 preserved = zip(entity.sql.preservedColumns, row.dropFirst()).map { (entity.properties[$0].name, $1) }
             }
-            history?.delete(entity: entity.name, rowID: key, preserved: preserved)
+            log.history?.delete(entity: entity.name, rowID: key, preserved: preserved)
         }
         for sql in entity.cleanupOnDelete { try connection.statement(sql).run([rowID]) }
         try connection.statement(entity.sql.delete).run([rowID])
         return connection.changes == 1
     }
+}
+
+/// What a save records besides its rows: its history, and the external files it wrote (removed
+/// if it fails) and those its rows no longer name (removed once it commits).
+struct SaveLog {
+    var history: HistoryRecord?
+    var writtenFiles: [String] = []
+    var replacedFiles: [String] = []
 }
 
 /// Identifies the update statement for one entity and one set of changed columns.

@@ -64,7 +64,15 @@ public struct ModelRow {
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
         if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }
-        return statement.column(Int32(index + 1))
+        let value = statement.column(Int32(index + 1))
+        // An external value's row holds its file's name; a missing file stays a name, and the
+        // property's decoding reports the mismatch.
+        if case .text(let name) = value, entity.externalColumns.contains(index),
+            let data = context.container.store.externalFiles?.read(name)
+        {
+            return .blob(data)
+        }
+        return value
     }
 
     @usableFromInline

@@ -88,8 +88,8 @@ struct PredicateSQL {
     mutating func member(_ keyPath: AnyKeyPath, of base: SQLFragment) throws -> SQLFragment {
         switch base.reference {
         case .row(let entity, let qualifier)?:
-            // An ephemeral property has no column: predicates on it run in Swift.
-            guard let index = entity.column(for: keyPath), !entity.properties[index].isEphemeral else { throw Untranslatable(keyPath) }
+            // An ephemeral property has no column, an external one may hold a file name: predicates on them run in Swift.
+            guard let index = entity.column(for: keyPath), entity.isQueryable(index) else { throw Untranslatable(keyPath) }
             let text = qualifier == entity.sql.table ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
             var column = SQLFragment(text)
             column.traits = entity.storageTraits[index]

@@ -12,7 +12,7 @@ struct SortSQL {
         var terms: [String] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
-                !entity.storageTraits[column].hasUnorderedStorage, entity.properties[column].isStoredInTable
+                !entity.storageTraits[column].hasUnorderedStorage, entity.properties[column].isStoredInTable, entity.isQueryable(column)
             else { return nil }
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
             let direction = descriptor.order == .forward ? "ASC" : "DESC"

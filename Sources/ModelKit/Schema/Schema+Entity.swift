@@ -28,6 +28,9 @@ extension Schema {
         /// What rows hold for the `.ephemeral` properties, which have no column: their default
         /// values, by index. Nil when the entity has none.
         let ephemeralValues: [Int: SQLValue]?
+        /// The `Data` properties marked `@Attribute(.externalStorage)`, whose large values an
+        /// on-disk store keeps in files (see ``ExternalFiles``).
+        let externalColumns: Set<Int>
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -68,6 +71,11 @@ extension Schema {
             self.relationshipsByColumn = relationships
             orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
+            externalColumns = Set(properties.indices.filter { index in
+                let property = properties[index]
+                return property.isStoredInTable && property.codec?.affinity == .blob
+                    && property.attribute?.options.contains(.externalStorage) == true
+            })
             let ephemeral = properties.indices.filter { properties[$0].isEphemeral }
             ephemeralValues = ephemeral.isEmpty
                 ? nil : Dictionary(uniqueKeysWithValues: ephemeral.map { ($0, properties[$0].encodedDefault ?? .null) })
@@ -108,6 +116,12 @@ extension Schema {
                 guard case .joinTable(let name, _, _) = relationship.storage else { return nil }
                 return name.quotedIdentifier
             }
+        }
+
+        /// Whether SQL can compare the property's stored values: not an ephemeral property (no
+        /// column), nor an external one (its column may hold a file name).
+        func isQueryable(_ index: Int) -> Bool {
+            !properties[index].isEphemeral && !externalColumns.contains(index)
         }
 
         /// The column index of the persisted property at `keyPath`, if there is one.

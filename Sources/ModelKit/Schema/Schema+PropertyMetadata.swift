@@ -64,7 +64,11 @@ extension Schema {
             /// Inserting a model whose value for this property is already stored updates the stored
             /// row instead of adding one.
             case unique
-            /// Accepted for SwiftData compatibility; ModelKit stores the value in the row.
+            /// For `Data`: an on-disk store keeps values of 16 KiB or more in files beside it
+            /// (`<store file>_external/`), written before the save commits and removed once a
+            /// committed save, batch delete or `deleteAllData()` no longer needs them; smaller
+            /// values, and stores in memory or in PostgreSQL, keep the value in the row.
+            /// Predicates and sorts on the property run in Swift.
             case externalStorage
             /// Accepted for SwiftData compatibility; no effect here: ModelKit has no CloudKit sync.
             case allowsCloudEncryption

@@ -118,6 +118,17 @@ enum RelationshipSQL {
         "INSERT INTO \(name.quotedIdentifier) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING"
     }
 
+    // MARK: External values
+
+    /// The external columns of the rows of `entity` under `count` keys, or of every row (nil).
+    /// Nil when the entity has none.
+    static func externalValues(of entity: Schema.Entity, keys count: Int?) -> String? {
+        guard !entity.externalColumns.isEmpty else { return nil }
+        let columns = entity.externalColumns.sorted().map { entity.sql.columns[$0] }
+        let select = "SELECT \(columns.joined(separator: ", ")) FROM \(entity.sql.table)"
+        return count.map { "\(select) WHERE \(pk) IN \(list($0))" } ?? select
+    }
+
     // MARK: Bookkeeping the schema sets up
 
     /// One row if a row of `entity` refers, in `column`, to the key bound.

@@ -11,6 +11,9 @@ final class Store: @unchecked Sendable {
     let recordsHistory: Bool
     /// The SQL the store speaks.
     var dialect: SQLDialect { access.dialect }
+    /// Where large `.externalStorage` values go: beside an on-disk SQLite store; nil in memory
+    /// and on PostgreSQL, where they stay in the row.
+    let externalFiles: ExternalFiles?
     let access: StoreAccess
     /// During a migration stage, the writer connection, inside the migration's transaction: the
     /// stage's contexts read and write through it. Nil otherwise. Used only on the migrating
@@ -23,6 +26,7 @@ final class Store: @unchecked Sendable {
         self.identifier = identifier
         allowsSave = true
         recordsHistory = false
+        externalFiles = nil
         self.access = access
         pinnedConnection = writer
     }
@@ -31,6 +35,7 @@ final class Store: @unchecked Sendable {
         pinnedConnection = nil
         url = configuration.url
         allowsSave = configuration.allowsSave
+        externalFiles = configuration.isStoredInMemoryOnly ? nil : ExternalFiles(store: configuration.url)
         let path: String
         if configuration.isStoredInMemoryOnly {
             path = "file:/modelkit-\(UUID().uuidString)?vfs=memdb"
@@ -86,6 +91,7 @@ final class Store: @unchecked Sendable {
         pinnedConnection = nil
         url = driver.displayURL
         self.allowsSave = allowsSave
+        externalFiles = nil
         let access = try StoreAccess.open(driver: driver)
         self.access = access
         let url = url
