@@ -96,13 +96,13 @@ extension ModelContext {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
-                return RelationshipSQL.batchDelete(of: plan.entity, keys: chunk.count).map {
+                return RelationshipSQL.batchDelete(of: plan.entity, keys: chunk.count, dialect: plan.dialect).map {
                     DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: chunk.map { .integer($0) })
                 }
             }
         }
         let condition = plan.condition
-        return RelationshipSQL.batchDelete(of: plan.entity, where: condition?.text).map {
+        return RelationshipSQL.batchDelete(of: plan.entity, where: condition?.text, dialect: plan.dialect).map {
             DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: condition?.bindings ?? [])
         }
     }

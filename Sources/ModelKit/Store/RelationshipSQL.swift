@@ -23,14 +23,18 @@ enum RelationshipSQL {
     /// A batch delete as steps that return the deleted keys (`deleting`), or only select them
     /// (`selecting`, for deletes that follow delete rules row set by row set): every row, the
     /// rows under `count` keys, or the rows a condition matches.
-    static func batchDelete(of entity: Schema.Entity, keys count: Int? = nil, where condition: String? = nil) -> [(deleting: String, selecting: String)] {
+    static func batchDelete(
+        of entity: Schema.Entity, keys count: Int? = nil, where condition: String? = nil, dialect: SQLDialect
+    ) -> [(deleting: String, selecting: String)] {
         let table = entity.sql.table
         if let count {
             let keys = "\(pk) IN \(list(count))"
             return [("DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(keys)")]
         }
         guard let condition else {
-            // Reading the keys, then a bare DELETE, which SQLite performs by truncating the table.
+            // SQLite truncates a table on a bare DELETE: the keys are read first. Elsewhere one
+            // DELETE returns them, in one round trip.
+            guard dialect == .sqlite else { return [("DELETE FROM \(table) RETURNING \(pk)", entity.sql.selectPrimaryKeys)] }
             return [(entity.sql.selectPrimaryKeys, entity.sql.selectPrimaryKeys), ("DELETE FROM \(table)", "SELECT 1 WHERE 1 = 0")]
         }
         return [("DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(condition)")]

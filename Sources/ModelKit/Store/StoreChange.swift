@@ -27,7 +27,9 @@ extension StoreChange {
 
     func announcement(from instance: String) -> String {
         var object: [String: Any] = ["from": instance]
-        if isExternal {
+        // Each key takes at least two bytes of JSON: past the limit, skip building the text.
+        let keyCount = [inserted, updated, deleted].reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        if isExternal || keyCount * 2 > Self.payloadLimit {
             object["all"] = true
         } else {
             object["i"] = inserted
