@@ -97,21 +97,13 @@ final class PostgresConnection: DriverConnection {
     /// Calls `make` with the connection, checks the result, and hands it to `body` before
     /// clearing it.
     func withResult<R>(sql: String?, _ make: (OpaquePointer) -> OpaquePointer?, _ body: (OpaquePointer) throws -> R) throws -> R {
-        try ensureConnected()
-        guard let result = make(connection) else {
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
-        }
+        let result = try keptResult(sql: sql, make)
         defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return try body(result)
-        default:
-            throw error(from: result, sql: sql)
-        }
+        return try body(result)
     }
 
     /// Like ``withResult(sql:_:_:)``, but keeps the result for the caller, who clears it.
-    func keptResult(sql: String, _ make: (OpaquePointer) -> OpaquePointer?) throws -> OpaquePointer {
+    func keptResult(sql: String?, _ make: (OpaquePointer) -> OpaquePointer?) throws -> OpaquePointer {
         try ensureConnected()
         guard let result = make(connection) else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)

@@ -92,7 +92,7 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, S>,
         _ valueKeyPath: KeyPath<S.Value, Value>
     ) -> Constant<S, Value> {
-        Constant(state: current[keyPath: stateKeyPath], keyPath: valueKeyPath)
+        constant(stateKeyPath, valueKeyPath)
     }
 
     /// Returns a read-only part of an optional state of the current application: nil while the

@@ -99,9 +99,7 @@ extension ModelContext {
     /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
     ///   what ``fetch(_:)`` throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
-        guard batchSize > 0 else {
-            throw ModelKitError.invalidFetchDescriptor("fetch's batchSize is \(batchSize); use 1 or more")
-        }
+        try checkBatchSize(batchSize, of: "fetch")
         let plan = try plan(for: descriptor)
         guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
             return FetchResultsCollection(ResultBatches(try fetch(descriptor)))
@@ -119,10 +117,15 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> FetchResultsCollection<PersistentIdentifier> {
-        guard batchSize > 0 else {
-            throw ModelKitError.invalidFetchDescriptor("fetchIdentifiers' batchSize is \(batchSize); use 1 or more")
-        }
+        try checkBatchSize(batchSize, of: "fetchIdentifiers")
         return FetchResultsCollection(ResultBatches(try fetchIdentifiers(descriptor)))
+    }
+
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` unless `batchSize` is positive.
+    private func checkBatchSize(_ batchSize: Int, of call: String) throws {
+        guard batchSize > 0 else {
+            throw ModelKitError.invalidFetchDescriptor("\(call)'s batchSize is \(batchSize); use 1 or more")
+        }
     }
 
     /// The models under `keys`, in that order. A row gone since the fetch reads as
@@ -157,9 +160,7 @@ extension ModelContext {
         _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
-        guard batchSize > 0 else {
-            throw ModelKitError.invalidFetchDescriptor("enumerate's batchSize is \(batchSize); use 1 or more")
-        }
+        try checkBatchSize(batchSize, of: "enumerate")
         let plan = try plan(for: descriptor)
         guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
             try fetch(descriptor).forEach(block)

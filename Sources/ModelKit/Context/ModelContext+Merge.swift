@@ -32,7 +32,7 @@ extension ModelContext {
     /// writer's tells other processes apart, so the store checks that (and only then).
     func noticeCommitsSeenByReader() {
         let access = container.store.access
-        guard !access.isInMemory, access.driver == nil, let connection = openedConnection else { return }
+        guard access.noticesOtherProcesses, let connection = openedConnection else { return }
         let version = connection.fileDataVersion
         guard version != readerDataVersion, access.noticeExternalCommits() else { return }
         readerDataVersion = version

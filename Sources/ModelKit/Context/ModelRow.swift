@@ -67,7 +67,7 @@ public struct ModelRow {
         let value = statement.column(Int32(index + 1))
         // An external value's row holds its file's name; a missing file stays a name, and the
         // property's decoding reports the mismatch.
-        if case .text(let name) = value, entity.externalColumns.contains(index),
+        if !entity.externalColumns.isEmpty, case .text(let name) = value, entity.externalColumns.contains(index),
             let data = context.container.store.externalFiles?.read(name)
         {
             return .blob(data)

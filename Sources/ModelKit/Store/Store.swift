@@ -56,18 +56,12 @@ final class Store: @unchecked Sendable {
             let recordsHistory = configuration.recordsHistory
             let allowsSave = allowsSave
             (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
-                // Nothing is written to a file before it is known to be a ModelKit store, or empty.
-                try Migrator(connection: writer).checkOwnership(of: url)
-                if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
-                let identifier =
-                    if let migrationPlan {
-                        try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
-                    } else {
-                        try Migrator(connection: writer).migrate(schema)
-                    }
-                // A store that cannot be written to keeps no history; reading it still works.
-                if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create(.sqlite)) }
-                let hasHistory = try recordsHistory && HistoryTable.exists(in: writer)
+                let (identifier, hasHistory) = try Self.prepare(
+                    url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
+                    recordsHistory: recordsHistory, allowsSave: allowsSave
+                ) {
+                    if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
+                }
                 if hasHistory { try access.followHistory(through: writer) }
                 // Switching a new file to WAL moves the writer's data version: take that in now, so
                 // that the first save does not look like another process's commit.
@@ -96,17 +90,34 @@ final class Store: @unchecked Sendable {
         self.access = access
         let url = url
         (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
-            try Migrator(connection: writer).checkOwnership(of: url)
-            let identifier =
-                if let migrationPlan {
-                    try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
-                } else {
-                    try Migrator(connection: writer).migrate(schema)
-                }
-            if recordsHistory, allowsSave, try !HistoryTable.exists(in: writer) { try writer.execute(HistoryTable.create(driver.dialect)) }
-            return (identifier, try recordsHistory && HistoryTable.exists(in: writer))
+            try Self.prepare(
+                url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
+                recordsHistory: recordsHistory, allowsSave: allowsSave)
         }
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
+    }
+
+    /// Opens a store in the writer's turn: checks it is ModelKit's or empty (nothing is written to
+    /// a database before that), lets `configure` set the connection up, migrates it (by the plan,
+    /// if there is one), and makes its history table. Returns the store's identifier and whether
+    /// it keeps a history: a store that cannot be written to keeps none, and reading it still works.
+    private static func prepare(
+        url: URL, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, access: StoreAccess, writer: Connection,
+        recordsHistory: Bool, allowsSave: Bool, configure: () throws -> Void = {}
+    ) throws -> (identifier: String, hasHistory: Bool) {
+        try Migrator(connection: writer).checkOwnership(of: url)
+        try configure()
+        let identifier =
+            if let migrationPlan {
+                try PlanMigration(plan: migrationPlan, schema: schema, url: url, access: access, writer: writer).run()
+            } else {
+                try Migrator(connection: writer).migrate(schema)
+            }
+        guard recordsHistory else { return (identifier, false) }
+        if try HistoryTable.exists(in: writer) { return (identifier, true) }
+        guard allowsSave else { return (identifier, false) }
+        try writer.execute(HistoryTable.create(writer.dialect))
+        return (identifier, true)
     }
 
     /// Runs `body` with the connection that writes: the writer, in its turn, or the pinned

@@ -18,6 +18,9 @@ final class StoreAccess: @unchecked Sendable {
     let driver: (any DatabaseDriver)?
     /// The SQL the store speaks.
     var dialect: SQLDialect { driver?.dialect ?? .sqlite }
+    /// Whether other processes' commits are found through `data_version`: on a SQLite file. (An
+    /// in-memory store has no other process; a driver's database announces commits.)
+    var noticesOtherProcesses: Bool { !isInMemory && driver == nil }
     /// Identifies this process's access in the announcements other instances hear.
     let instance = UUID().uuidString
     /// Delivers other instances' announcements, for a driver's database.
@@ -108,7 +111,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Checks for commits by other processes, unless the writer is busy (then the write in
     /// progress checks). Returns whether it checked.
     func noticeExternalCommits() -> Bool {
-        guard !isInMemory, driver == nil else { return true }
+        guard noticesOtherProcesses else { return true }
         guard lock.tryLock() else { return false }
         defer { lock.unlock() }
         do {
@@ -123,7 +126,7 @@ final class StoreAccess: @unchecked Sendable {
     /// their history records, or, when it cannot say, a change of unknown rows. Call with the
     /// writer, in its turn.
     func publishExternalCommits() throws {
-        guard !isInMemory, driver == nil else { return }
+        guard noticesOtherProcesses else { return }
         let version = try writer.dataVersion()
         guard version != writerDataVersion else { return }
         writerDataVersion = version
@@ -161,7 +164,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Checks for other processes' commits every ``watchInterval`` until the matching
     /// ``stopWatching()``, so that contexts and observers hear of them without reading first.
     func startWatching() {
-        guard !isInMemory, driver == nil else { return }
+        guard noticesOtherProcesses else { return }
         watches.withLock { watches in
             watches.count += 1
             guard watches.timer == nil else { return }
@@ -174,7 +177,7 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     func stopWatching() {
-        guard !isInMemory, driver == nil else { return }
+        guard noticesOtherProcesses else { return }
         watches.withLock { watches in
             watches.count -= 1
             guard watches.count == 0 else { return }
