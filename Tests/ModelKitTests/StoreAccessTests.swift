@@ -50,7 +50,7 @@ import Testing
         let container = try store.container(for: TodoItem.self)
         let contexts = (0..<3).map { _ in ModelContext(container) }
         for context in contexts {
-            let connection = try context.connection()
+            let connection = try context.connection(of: context.links[0])
             #expect(try connection.statement("PRAGMA synchronous").rows() == [[.integer(1)]])
             #expect(try connection.statement("PRAGMA journal_mode").rows() == [[.text("wal")]])
         }
@@ -60,7 +60,7 @@ import Testing
         let store = try TemporaryStore()
         let first = try store.container(for: TodoItem.self)
         let second = try store.container(for: TodoItem.self)
-        #expect(first.store.access === second.store.access)
+        #expect(first.stores[0].access === second.stores[0].access)
         let held = TodoItem(title: "shared")
         let a = ModelContext(first)
         a.insert(held)

@@ -27,22 +27,27 @@ final class TemporaryStore {
 
     /// Runs raw SQL against the store file, outside ModelKit.
     func sql(_ text: String) throws -> [[String]] {
-        var db: OpaquePointer?
-        guard sqlite3_open(url.path, &db) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
-        defer { sqlite3_close(db) }
-        var rows: [[String]] = []
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, text, -1, &statement, nil) == SQLITE_OK else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
-        }
-        defer { sqlite3_finalize(statement) }
-        while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append((0..<sqlite3_column_count(statement)).map { column in
-                sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
-            })
-        }
-        return rows
+        try rawSQL(text, at: url)
     }
+}
+
+/// Runs raw SQL against a SQLite file, outside ModelKit, and returns its rows as text.
+func rawSQL(_ text: String, at url: URL) throws -> [[String]] {
+    var db: OpaquePointer?
+    guard sqlite3_open(url.path, &db) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+    defer { sqlite3_close(db) }
+    var rows: [[String]] = []
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, text, -1, &statement, nil) == SQLITE_OK else {
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: String(cString: sqlite3_errmsg(db))])
+    }
+    defer { sqlite3_finalize(statement) }
+    while sqlite3_step(statement) == SQLITE_ROW {
+        rows.append((0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "NULL"
+        })
+    }
+    return rows
 }
 
 func inMemoryContainer(for types: any PersistentModel.Type..., allowsSave: Bool = true) throws -> ModelContainer {

@@ -3,7 +3,7 @@ import Synchronization
 
 extension ModelContainer {
     /// Calls `handler` with the names of the entities each commit touched, for commits to the
-    /// container's store that did not come from its own contexts (those post
+    /// container's stores that did not come from its own contexts (those post
     /// `ModelContext.didSave`): commits by other processes, and by other containers on the same
     /// store file.
     ///
@@ -22,23 +22,36 @@ extension ModelContainer {
     /// A ModelKit extension: SwiftData has no such call.
     /// - Returns: the observation; the handler is called until it is cancelled or released.
     public func observeStoreChanges(_ handler: @escaping @Sendable (Set<String>) -> Void) -> StoreObservation {
-        StoreObservation(store: store, entityNames: Set(schema.entities.map(\.name)), handler: handler)
+        StoreObservation(
+            stores: stores.enumerated().map { index, store in
+                (store, Set(schema.entities.filter { storeIndex(of: $0) == index }.map(\.name)))
+            }, handler: handler)
     }
 }
 
 /// An observation started by ``ModelContainer/observeStoreChanges(_:)``. It ends when cancelled
 /// or released.
 public final class StoreObservation: Sendable {
-    private let access: StoreAccess
-    private let inbox: ChangeInbox
+    private let subscriptions: [(access: StoreAccess, inbox: ChangeInbox)]
     private let isCancelled = Atomic<Bool>(false)
 
-    init(store: Store, entityNames: Set<String>, handler: @escaping @Sendable (Set<String>) -> Void) {
-        access = store.access
-        let origin = ObjectIdentifier(store)
+    /// Observes each store, reporting "everything changed" there as all of `entityNames`.
+    init(stores: [(store: Store, entityNames: Set<String>)], handler: @escaping @Sendable (Set<String>) -> Void) {
         let queue = DispatchQueue(label: "ModelKit.StoreObservation")
+        subscriptions = stores.map { store, entityNames in
+            let inbox = Self.inbox(of: store, entityNames: entityNames, queue: queue, handler: handler)
+            store.access.subscribe(inbox)
+            store.access.startWatching()
+            return (store.access, inbox)
+        }
+    }
+
+    private static func inbox(
+        of store: Store, entityNames: Set<String>, queue: DispatchQueue, handler: @escaping @Sendable (Set<String>) -> Void
+    ) -> ChangeInbox {
+        let origin = ObjectIdentifier(store)
         let reference = InboxReference()
-        inbox = ChangeInbox {
+        let inbox = ChangeInbox {
             // Called while the committing context holds the writer: the handler runs later, elsewhere.
             queue.async {
                 guard let changes = reference.inbox?.drain() else { return }
@@ -53,8 +66,7 @@ public final class StoreObservation: Sendable {
             }
         }
         reference.inbox = inbox
-        access.subscribe(inbox)
-        access.startWatching()
+        return inbox
     }
 
     deinit { cancel() }
@@ -62,8 +74,10 @@ public final class StoreObservation: Sendable {
     /// Stops the observation; the handler is not called for later commits.
     public func cancel() {
         guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        access.unsubscribe(inbox)
-        access.stopWatching()
+        for (access, inbox) in subscriptions {
+            access.unsubscribe(inbox)
+            access.stopWatching()
+        }
     }
 }
 

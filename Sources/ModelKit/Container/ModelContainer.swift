@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Owns a store and the schema of the models in it; hands out contexts to read and write them.
+/// Owns the stores and the schema of the models in them; hands out contexts to read and write
+/// them.
 ///
 /// ```swift
 /// let container = try ModelContainer(for: TodoItem.self)
@@ -14,28 +15,59 @@ public final class ModelContainer: Sendable {
     /// The model types the container stores.
     public let schema: Schema
     /// The SQLite configurations the container was created with (none for another database).
-    /// ModelKit stores every entity in the first configuration's store.
     public let configurations: Set<ModelConfiguration>
-    let store: Store
+    /// The container's stores: one per configuration that holds models, in the order given.
+    let stores: [Store]
+    /// The index in ``stores`` of each entity's store; empty when there is one store.
+    private let storeIndexes: [ObjectIdentifier: Int]
     private let main = Mutex<MainContextBox?>(nil)
 
     /// A container for `schema`, stored as `configurations` say (in the default store if empty).
     /// With a `migrationPlan`, the store is brought to the plan's newest version first, stage by
     /// stage, in one transaction; see ``SchemaMigrationPlan``.
+    ///
+    /// With several configurations, each model type lives in the store of the first
+    /// configuration whose schema has it (a configuration without a schema has every type), so
+    /// each configuration's models are in its own file or database. Related types share a store:
+    /// a configuration's `Schema` has the types its types relate to. Saves commit store by store
+    /// (see ``ModelContext/save()``); a migration plan needs a container of one store.
     /// - Throws: a ``SwiftDataError``, as SwiftData does, carrying the ``ModelKitError`` that says
     ///   what happened in ``SwiftDataError/underlying``: ``SwiftDataError/loadIssueModelContainer``
     ///   when the store cannot be opened, is not a database (or not ModelKit's), cannot be migrated
-    ///   to the schema, or a migration stage fails (the store is left as it was), or when two model
-    ///   types share a name; ``SwiftDataError/backwardMigration`` and
-    ///   ``SwiftDataError/unknownSchema`` for a store the plan does not know;
-    ///   ``SwiftDataError/configurationFileNameContainsInvalidCharacters`` when the configuration's
-    ///   name is not a plain file name. A database driver's own errors (`PostgresError`) pass
-    ///   through.
+    ///   to the schema, or a migration stage fails (the store is left as it was), when two model
+    ///   types share a name, when no configuration holds a type, or a migration plan is given
+    ///   for several stores;
+    ///   ``SwiftDataError/backwardMigration`` and ``SwiftDataError/unknownSchema`` for a store the
+    ///   plan does not know; ``SwiftDataError/configurationFileNameContainsInvalidCharacters``
+    ///   when the configuration's name is not a plain file name;
+    ///   ``SwiftDataError/duplicateConfiguration`` for two configurations of one name or file;
+    ///   ``SwiftDataError/configurationSchemaNotFoundInContainerSchema`` when a configuration's
+    ///   schema has a type the container's does not. A database driver's own errors
+    ///   (`PostgresError`) pass through.
     public init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
     ) throws {
+        self.schema = schema
+        self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
         do {
-            (self.schema, self.configurations, store) = try Self.open(schema, migrationPlan: migrationPlan, configurations: configurations)
+            try Self.check(schema)
+            let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+            let placement = try StorePlacement(schema: schema, configurations: configurations)
+            if migrationPlan != nil, placement.groups.count > 1 {
+                throw ModelKitError.invalidConfiguration(
+                    placement.groups[1].configuration.name,
+                    reason: "a migration plan migrates one store: give each store its own container, or keep the models in one configuration")
+            }
+            stores = try placement.groups.map { group in
+                let storeSchema = placement.groups.count == 1 ? schema : Schema(entities: group.entities, version: schema.version)
+                if let driver = group.configuration._driver {
+                    return try Store(
+                        driver: driver.driver, allowsSave: group.configuration.allowsSave, recordsHistory: true, schema: storeSchema,
+                        migrationPlan: migrationPlan)
+                }
+                return try Store(configuration: group.configuration as! ModelConfiguration, schema: storeSchema, migrationPlan: migrationPlan)
+            }
+            storeIndexes = placement.groups.count == 1 ? [:] : placement.indexes
         } catch let error as ModelKitError {
             throw error.asContainerError
         } catch let error as SQLiteError {
@@ -43,18 +75,8 @@ public final class ModelContainer: Sendable {
         }
     }
 
-    /// Checks the schema and configurations, and opens the store.
-    private static func open(
-        _ schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [any DataStoreConfiguration]
-    ) throws -> (Schema, Set<ModelConfiguration>, Store) {
-        let first = configurations.first ?? ModelConfiguration()
-        let configuration = first as? ModelConfiguration
-        if let reason = configuration?.invalidNameReason {
-            throw ModelKitError.invalidConfigurationName(first.name, reason: reason)
-        }
-        if configuration == nil, first._driver == nil {
-            throw ModelKitError.invalidConfigurationName(first.name, reason: "a \(type(of: first)) names no database ModelKit can open")
-        }
+    /// Checks that every entity can be stored as declared.
+    private static func check(_ schema: Schema) throws {
         for entities in Dictionary(grouping: schema.entities, by: \.name).values where entities.count > 1 {
             throw ModelKitError.invalidSchema(
                 entity: entities[0].name,
@@ -81,19 +103,27 @@ public final class ModelContainer: Sendable {
                 }
             }
         }
-        let sqliteConfigurations = Set(configurations.compactMap { $0 as? ModelConfiguration } + [configuration].compactMap { $0 })
-        if let driver = first._driver {
-            let store = try Store(driver: driver.driver, allowsSave: first.allowsSave, recordsHistory: true, schema: schema, migrationPlan: migrationPlan)
-            return (schema, sqliteConfigurations, store)
-        }
-        return (schema, sqliteConfigurations, try Store(configuration: configuration!, schema: schema, migrationPlan: migrationPlan))
     }
+
+    /// The index in ``stores`` of the store that holds `entity`, one of the schema's.
+    func storeIndex(of entity: Schema.Entity) -> Int {
+        storeIndex(of: ObjectIdentifier(entity))
+    }
+
+    /// The index in ``stores`` of the store that holds the schema's entity `entity`.
+    func storeIndex(of entity: ObjectIdentifier) -> Int {
+        storeIndexes.isEmpty ? 0 : storeIndexes[entity]!
+    }
+
+    /// The store that holds `entity`, one of the schema's.
+    func store(for entity: Schema.Entity) -> Store { stores[storeIndex(of: entity)] }
 
     /// A container over a store being migrated, for one stage's contexts.
     init(migrating schema: Schema, store: Store) {
         self.schema = schema
         self.configurations = []
-        self.store = store
+        stores = [store]
+        storeIndexes = [:]
     }
 
     /// A container for `schema`.
@@ -109,22 +139,29 @@ public final class ModelContainer: Sendable {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// Deletes every model of every type in the container's store, and its history, in one
-    /// transaction, leaving the store's tables (and its identity) in place. Every context hears
-    /// of it before its next read; a history reader resuming from an earlier token gets
+    /// Deletes every model of every type in the container's stores, and their history, in one
+    /// transaction per store, leaving the stores' tables (and identities) in place. Every context
+    /// hears of it before its next read; a history reader resuming from an earlier token gets
     /// ``SwiftDataError/historyTokenExpired``, and must start over.
-    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only container, or a typed error
-    ///   when SQLite refuses.
+    /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only store (before any store is
+    ///   emptied), or a typed error when SQLite refuses.
     public func deleteAllData() throws {
-        guard store.allowsSave else { throw ModelKitError.saveNotAllowed(store.url) }
-        let tables = schema.entities.map(\.sql.table) + schema.entities.flatMap(\.joinTables)
+        if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
+        for (index, store) in stores.enumerated() {
+            let entities = schema.entities.filter { storeIndex(of: $0) == index }
+            try deleteAllData(of: entities, in: store)
+        }
+    }
+
+    private func deleteAllData(of entities: [Schema.Entity], in store: Store) throws {
+        let tables = entities.map(\.sql.table) + entities.flatMap(\.joinTables)
         do {
             try store.write(trace: nil) { writer in
                 let change = StoreChange(isExternal: true, origin: ObjectIdentifier(store))
                 var files: [String] = []
                 try writer.transaction {
                     if store.externalFiles != nil {
-                        for select in schema.entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
+                        for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
                             files += ExternalFiles.names(in: try writer.statement(select).rows())
                         }
                     }
@@ -140,7 +177,7 @@ public final class ModelContainer: Sendable {
         }
     }
 
-    /// Empties the container's store, as ``deleteAllData()`` does.
+    /// Empties the container's stores, as ``deleteAllData()`` does.
     /// - Throws: what ``deleteAllData()`` throws.
     public func erase() throws {
         try deleteAllData()

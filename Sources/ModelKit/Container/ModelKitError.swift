@@ -18,6 +18,13 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A configuration's name cannot name a store file in the data directory, for example because
     /// it contains `/` or starts with `..`.
     case invalidConfigurationName(String, reason: String)
+    /// Two of a container's configurations name the same store (the same name, or the same file).
+    case duplicateConfiguration(String)
+    /// A configuration's schema has a model type that the container's schema does not.
+    case configurationSchemaNotInContainer(configuration: String, entity: String)
+    /// The container's configurations cannot hold its models as given, for example because they
+    /// put two related model types in different stores.
+    case invalidConfiguration(String, reason: String)
     /// A stage of a migration plan failed. The whole migration was rolled back: the store is as
     /// it was, and the old version's models still read it.
     case migrationFailed(stage: String, underlying: any Error)
@@ -81,6 +88,13 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .invalidConfigurationName(let name, let reason):
             "The configuration name \"\(name)\" cannot name a store file: \(reason). Use a plain name such as \"Notes\", "
                 + "or ModelConfiguration(url:) for a store elsewhere."
+        case .duplicateConfiguration(let name):
+            "Two configurations name the store \"\(name)\". Give each configuration its own name and file."
+        case .configurationSchemaNotInContainer(let configuration, let entity):
+            "The configuration \"\(configuration)\" has \(entity), which the container's schema does not. "
+                + "Add \(entity).self to the ModelContainer's types, or remove it from the configuration's schema."
+        case .invalidConfiguration(let name, let reason):
+            "The configuration \"\(name)\" cannot be used: \(reason)."
         case .migrationFailed(let stage, let underlying):
             "Migration stage \(stage) failed: \(underlying). The store was left as it was."
         case .unknownStoreVersion(let version, let reason):

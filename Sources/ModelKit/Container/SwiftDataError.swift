@@ -91,6 +91,8 @@ extension ModelKitError {
         case .unknownStoreVersion(_, let reason) where reason.hasPrefix("is newer"): SwiftDataError.backwardMigration.carrying(self)
         case .unknownStoreVersion: SwiftDataError.unknownSchema.carrying(self)
         case .invalidConfigurationName: SwiftDataError.configurationFileNameContainsInvalidCharacters.carrying(self)
+        case .duplicateConfiguration: SwiftDataError.duplicateConfiguration.carrying(self)
+        case .configurationSchemaNotInContainer: SwiftDataError.configurationSchemaNotFoundInContainerSchema.carrying(self)
         default: SwiftDataError.loadIssueModelContainer.carrying(self)
         }
     }

@@ -25,7 +25,7 @@ extension ModelContext {
             return try fetch(FetchDescriptor<T>(predicate: predicate)).reduce(0) { $0 + Double($1[keyPath: keyPath]) }
         }
         let sql = plan.sum(of: column)
-        let row = try run { try connection().statement(sql.text).rows(sql.bindings) }.first
+        let row = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }.first
         guard case .real(let total)? = row?.first else { return 0 }
         return row?.last == .integer(0) ? total : .nan
     }

@@ -15,7 +15,9 @@ extension ModelContext {
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)`` when a delete rule
     ///   refuses; a typed error when SQLite refuses.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
-        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        let link = link(for: try entity(for: T.self))
+        let store = link.store
+        guard store.allowsSave else { throw ModelKitError.saveNotAllowed(store.url) }
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = false
         let plan = try plan(for: descriptor)
@@ -23,12 +25,12 @@ extension ModelContext {
         let entity = plan.entity
         let followsRules =
             !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
-            || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && container.store.externalFiles != nil)
-        let access = container.store.access
-        let outcome: BatchDeletion = try run {
-            try container.store.write(trace: statementTrace) { connection in
+            || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
+        let access = store.access
+        let outcome: BatchDeletion = try run(on: link) {
+            try store.write(trace: statementTrace) { connection in
                 var deletion = BatchDeletion(connection: connection)
-                deletion.collectsFiles = container.store.externalFiles != nil
+                deletion.collectsFiles = store.externalFiles != nil
                 var token: Int64?
                 var change = StoreChange()
                 try connection.transaction {
@@ -43,27 +45,27 @@ extension ModelContext {
                     } else {
                         deletion.recordDeleted(keys, of: entity)
                     }
-                    change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(container.store))
+                    change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(store))
                     try access.announce(change, through: connection)
-                    token = try appendHistory(&deletion.history, in: connection)
+                    token = try appendHistory(&deletion.history, to: store, in: connection)
                 }
-                container.store.externalFiles?.remove(deletion.removedFiles)
+                store.externalFiles?.remove(deletion.removedFiles)
                 if let token { access.noteCommittedTransaction(token) }
-                if !change.isEmpty { access.publish(change, from: inbox) }
+                if !change.isEmpty { access.publish(change, from: link.inbox) }
                 return deletion
             }
         }
-        try apply(outcome)
+        try apply(outcome, in: store)
     }
 
     /// Makes the context agree with a committed batch delete, and announces it with `didSave`.
-    private func apply(_ outcome: BatchDeletion) throws {
+    private func apply(_ outcome: BatchDeletion, in store: Store) throws {
         var identifiers: [PersistentIdentifier] = []
         for (name, keys) in outcome.deleted {
             guard let entity = container.schema.entity(named: name) else { continue }
             identifiers.reserveCapacity(identifiers.count + keys.count)
             for rowID in keys {
-                identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: container.store.identifier, key: .row(rowID)))
+                identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: store.identifier, key: .row(rowID)))
                 if let model = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel {
                     detach(deletedRowOf: model)
                 }
@@ -80,7 +82,7 @@ extension ModelContext {
             userInfo: [
                 NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
                 NotificationKey.updatedIdentifiers.rawValue: outcome.nullified.flatMap { name, keys in
-                    keys.map { PersistentIdentifier(entityName: name, storeIdentifier: container.store.identifier, key: .row($0)) }
+                    keys.map { PersistentIdentifier(entityName: name, storeIdentifier: store.identifier, key: .row($0)) }
                 },
                 NotificationKey.deletedIdentifiers.rawValue: identifiers,
             ])

@@ -68,7 +68,7 @@ extension ModelContext {
             return try fetch(descriptor).count
         }
         let sql = plan.count
-        let rows = try run { try connection().statement(sql.text).rows(sql.bindings) }
+        let rows = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }
         guard case .integer(let count) = rows.first?.first else { return 0 }
         return Int(count)
     }
@@ -81,9 +81,9 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
-        let storeIdentifier = container.store.identifier
-        return try run {
-            try connection().statement(sql.text).rows(sql.bindings).compactMap { row in
+        let storeIdentifier = link(for: plan.entity).store.identifier
+        return try run(on: plan.entity) {
+            try connection(for: plan.entity).statement(sql.text).rows(sql.bindings).compactMap { row in
                 guard case .integer(let rowID) = row.first else { return nil }
                 return PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: storeIdentifier, key: .row(rowID))
             }
@@ -143,7 +143,7 @@ extension ModelContext {
         }
         return keys.map { key in
             if let model = loaded[key] { return model }
-            let identifier = PersistentIdentifier(entityName: entity.name, storeIdentifier: container.store.identifier, key: .row(key))
+            let identifier = PersistentIdentifier(entityName: entity.name, storeIdentifier: link(for: entity).store.identifier, key: .row(key))
             guard let model = model(for: identifier) as? T else {
                 preconditionFailure("\(identifier) was deleted after the batched fetch, and \(T.self) has no stand-in; fetch again")
             }
@@ -172,7 +172,7 @@ extension ModelContext {
         while remaining > 0 {
             batch.fetchOffset = offset
             batch.fetchLimit = min(batchSize, remaining)
-            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity, dialect: container.store.dialect), block)
+            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity, dialect: plan.dialect), block)
             registered.sweep()
             if loaded < batchSize { break }
             offset += loaded
@@ -199,7 +199,8 @@ extension ModelContext {
             throw ModelKitError.invalidFetchDescriptor("fetchOffset is \(offset); use 0 or more")
         }
         mergeChanges()
-        let plan = FetchPlan(descriptor, entity: try entity(for: T.self), dialect: container.store.dialect)
+        let entity = try entity(for: T.self)
+        let plan = FetchPlan(descriptor, entity: entity, dialect: container.store(for: entity).dialect)
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")
         }
@@ -208,8 +209,8 @@ extension ModelContext {
 
     /// Runs `sql` and returns a model per row, reusing registered instances.
     func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL) throws -> [T] {
-        try run {
-            let statement = try connection().statement(sql.text)
+        try run(on: entity) {
+            let statement = try connection(for: entity).statement(sql.text)
             try statement.bind(sql.bindings)
             defer { statement.reset() }
             var models: [T] = []
@@ -222,15 +223,20 @@ extension ModelContext {
         }
     }
 
-    /// Runs store work, translating SQLite's errors into what they mean for the store, then
-    /// merges what other processes committed if the work saw any.
-    func run<R>(_ body: () throws -> R) throws -> R {
+    /// Runs work on the store that holds `entity`, translating SQLite's errors into what they
+    /// mean for the store, then merges what other processes committed if the work saw any.
+    func run<R>(on entity: Schema.Entity, _ body: () throws -> R) throws -> R {
+        try run(on: link(for: entity), body)
+    }
+
+    /// Runs work on `link`'s store, as the entity's form does.
+    func run<R>(on link: StoreLink, _ body: () throws -> R) throws -> R {
         do {
             let result = try body()
-            noticeCommitsSeenByReader()
+            noticeCommitsSeenByReader(of: link)
             return result
         } catch let error as SQLiteError {
-            throw container.store.error(for: error)
+            throw link.store.error(for: error)
         }
     }
 

@@ -16,30 +16,71 @@ extension ModelContext {
     ///     lastToken = transaction.token
     /// }
     /// ```
+    ///
+    /// In a container with several stores, the history of each is read and merged by time
+    /// (unless `sortBy` says otherwise); a predicate that compares with a token reads only that
+    /// token's store, since tokens order one store's transactions. Keep a token per store.
     /// - Throws: ``SwiftDataError/historyTokenExpired`` (carrying
     ///   ``ModelKitError/historyTokenExpired(_:)``) when the predicate resumes from a token older
     ///   than deleted history; ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)``
     ///   for a token of another store; ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative
-    ///   limit, or a transaction type other than ``DefaultHistoryTransaction``.
+    ///   limit, tokens of several stores, or a transaction type other than
+    ///   ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         let descriptor = try defaultDescriptor(descriptor)
         if let limit = descriptor.fetchLimit, limit < 0 {
             throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); it must be zero or more")
         }
-        guard container.store.recordsHistory else { return [] }
-        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier, dialect: container.store.dialect)
-        let rows = try run {
-            let connection = try connection()
-            try checkTokens(of: descriptor.predicate, in: connection)
+        let links = try historyLinks(for: descriptor.predicate)
+        var transactions = try links.flatMap { try fetchHistory(descriptor, from: $0) }
+        if links.count > 1 {
+            // Tokens of different stores have no common order: merge by time.
+            if descriptor.sortBy.isEmpty {
+                transactions.sort { ($0.timestamp, $0.storeIdentifier, $0.token) < ($1.timestamp, $1.storeIdentifier, $1.token) }
+            } else {
+                transactions.sort(using: descriptor.sortBy)
+            }
+            if let limit = descriptor.fetchLimit { transactions = Array(transactions.prefix(limit)) }
+        }
+        return transactions as! [T]  // T is DefaultHistoryTransaction: checked by defaultDescriptor
+    }
+
+    /// The transactions of one store's history that `descriptor` describes.
+    private func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, from link: StoreLink) throws -> [DefaultHistoryTransaction] {
+        let store = link.store
+        let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect)
+        let rows = try run(on: link) {
+            let connection = try connection(of: link)
+            try checkTokens(of: descriptor.predicate, of: store, in: connection)
             return try connection.statement(query.sql.text).rows(query.sql.bindings)
         }
-        var transactions = try rows.map(transaction(from:))
+        var transactions = try rows.map { try transaction(from: $0, of: store) }
         if let predicate = descriptor.predicate, !query.filtersInSQL {
             transactions = try transactions.filter { try predicate.evaluate($0) }
         }
         if !query.sortsInSQL { transactions.sort(using: descriptor.sortBy) }
         if let limit = descriptor.fetchLimit, !query.limitsInSQL { transactions = Array(transactions.prefix(limit)) }
-        return transactions as! [T]  // T is DefaultHistoryTransaction: checked by defaultDescriptor
+        return transactions
+    }
+
+    /// The links of the stores whose history a predicate reads: with several stores, the store
+    /// of the tokens it names, since a token orders only its own store's transactions; every
+    /// store that records history when it names none.
+    /// - Throws: ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)`` for a token of
+    ///   none of the stores; ``ModelKitError/invalidFetchDescriptor(_:)`` for tokens of several.
+    private func historyLinks(for predicate: Predicate<DefaultHistoryTransaction>?) throws -> [StoreLink] {
+        let recording = links.filter(\.store.recordsHistory)
+        guard links.count > 1, let predicate else { return recording }
+        let named = Set(Self.tokens(in: predicate.expression).map(\.storeIdentifier))
+        guard let first = named.first else { return recording }
+        guard named.count == 1 else {
+            throw ModelKitError.invalidFetchDescriptor("the history predicate compares with tokens of several stores; read each store's history on its own")
+        }
+        guard links.contains(where: { $0.store.identifier == first }) else {
+            let token = Self.tokens(in: predicate.expression)[0]
+            throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: links.map(\.store.identifier).joined(separator: ", "))
+        }
+        return recording.filter { $0.store.identifier == first }
     }
 
     /// Deletes the history transactions `descriptor`'s predicate matches (all of them when it
@@ -55,24 +96,27 @@ extension ModelContext {
     ///   refuses.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
         let descriptor = try defaultDescriptor(descriptor)
-        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
-        guard container.store.recordsHistory else { return }
-        let query = try HistoryQuery(descriptor, storeIdentifier: container.store.identifier, dialect: container.store.dialect)
-        guard query.filtersInSQL else {
-            throw ModelKitError.invalidFetchDescriptor(
-                "deleteHistory needs a predicate on token, author, timestamp, bundleIdentifier or processIdentifier")
-        }
-        try run {
-            try container.store.write(trace: statementTrace) { connection in
-                try connection.transaction { try HistoryTable.delete(where: query.condition, in: connection) }
+        let links = try historyLinks(for: descriptor.predicate)
+        if let readOnly = links.first(where: { !$0.store.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.store.url) }
+        for link in links {
+            let store = link.store
+            let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect)
+            guard query.filtersInSQL else {
+                throw ModelKitError.invalidFetchDescriptor(
+                    "deleteHistory needs a predicate on token, author, timestamp, bundleIdentifier or processIdentifier")
+            }
+            try run(on: link) {
+                try store.write(trace: statementTrace) { connection in
+                    try connection.transaction { try HistoryTable.delete(where: query.condition, in: connection) }
+                }
             }
         }
     }
 
     /// Appends `record` to the store's history in the transaction under way, unless it is empty.
     /// Returns the new transaction's token.
-    func appendHistory(_ record: inout HistoryRecord, in connection: Connection) throws -> Int64? {
-        guard container.store.recordsHistory, !record.isEmpty else { return nil }
+    func appendHistory(_ record: inout HistoryRecord, to store: Store, in connection: Connection) throws -> Int64? {
+        guard store.recordsHistory, !record.isEmpty else { return nil }
         return try HistoryTable.append(&record, author: author, to: connection)
     }
 
@@ -85,14 +129,14 @@ extension ModelContext {
 
     /// Throws if a token the predicate compares with belongs to another store, or is older than
     /// deleted history.
-    private func checkTokens(of predicate: Predicate<DefaultHistoryTransaction>?, in connection: Connection) throws {
+    private func checkTokens(of predicate: Predicate<DefaultHistoryTransaction>?, of store: Store, in connection: Connection) throws {
         guard let predicate else { return }
         let tokens = Self.tokens(in: predicate.expression)
         guard !tokens.isEmpty else { return }
         let deletedThrough = try HistoryTable.deletedThrough(in: connection)
         for token in tokens {
-            guard token.storeIdentifier == container.store.identifier else {
-                throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: container.store.identifier)
+            guard token.storeIdentifier == store.identifier else {
+                throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: store.identifier)
             }
             if token.value < deletedThrough { throw SwiftDataError.historyTokenExpired.carrying(.historyTokenExpired(token)) }
         }
@@ -108,7 +152,7 @@ extension ModelContext {
     }
 
     /// A transaction read from the history table (a row of ``HistoryTable/select``).
-    private func transaction(from row: [SQLValue]) throws -> DefaultHistoryTransaction {
+    private func transaction(from row: [SQLValue], of store: Store) throws -> DefaultHistoryTransaction {
         guard case .integer(let token) = row[0], let timestamp = Date(sqlValue: row[1]), case .text(let bundle) = row[3],
             case .text(let process) = row[4], case .blob(let blob) = row[5]
         else { throw damagedHistory(row.first) }
@@ -119,11 +163,11 @@ extension ModelContext {
         } catch {
             throw damagedHistory(row.first)
         }
-        let storeIdentifier = container.store.identifier
+        let storeIdentifier = store.identifier
         return DefaultHistoryTransaction(
             transactionIdentifier: token, token: DefaultHistoryToken(storeIdentifier: storeIdentifier, value: token), author: author,
             timestamp: timestamp, storeIdentifier: storeIdentifier, bundleIdentifier: bundle, processIdentifier: process,
-            changes: changes.enumerated().map { historyChange($1, at: Int64($0), in: token) })
+            changes: changes.enumerated().map { historyChange($1, at: Int64($0), in: token, of: storeIdentifier) })
     }
 
     private func damagedHistory(_ token: SQLValue?) -> ModelKitError {
@@ -133,9 +177,9 @@ extension ModelContext {
 
     /// One recorded change as SwiftData shows it: a change of the entity's model type, or of
     /// ``MissingModel`` for an entity the schema no longer has.
-    private func historyChange(_ change: HistoryRecord.Change, at index: Int64, in token: Int64) -> HistoryChange {
+    private func historyChange(_ change: HistoryRecord.Change, at index: Int64, in token: Int64, of storeIdentifier: String) -> HistoryChange {
         let entity = container.schema.entity(named: change.entity)
-        let identifier = PersistentIdentifier(entityName: change.entity, storeIdentifier: container.store.identifier, key: .row(change.rowID))
+        let identifier = PersistentIdentifier(entityName: change.entity, storeIdentifier: storeIdentifier, key: .row(change.rowID))
         func make<Model: PersistentModel>(_: Model.Type) -> HistoryChange {
             switch change.kind {
             case .insert:

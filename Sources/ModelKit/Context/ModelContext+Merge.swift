@@ -4,7 +4,7 @@ extension ModelContext {
     /// Whether other contexts or processes committed since the context last merged: rows read now
     /// may be newer than the registered models.
     var isBehindStore: Bool {
-        container.store.access.generation.load(ordering: .relaxed) != mergedGeneration
+        links.contains { $0.isBehind }
     }
 
     /// Applies what others committed since the last read. Registered models without unsaved
@@ -14,44 +14,53 @@ extension ModelContext {
     /// ``noticeCommitsSeenByReader()``); their changed rows are unknown, so every registered model
     /// is read again.
     func mergeChanges() {
-        let access = container.store.access
-        let generation = access.generation.load(ordering: .sequentiallyConsistent)
-        if inbox.hasChanges {
+        for link in links { mergeChanges(of: link) }
+    }
+
+    private func mergeChanges(of link: StoreLink) {
+        let generation = link.store.access.generation.load(ordering: .sequentiallyConsistent)
+        if link.inbox.hasChanges {
             do {
-                try apply(inbox.drain())
+                try apply(link.inbox.drain(), to: link)
             } catch {
                 ModelKitDebugLog.error("could not merge changes saved elsewhere into a context: \(error)")
             }
         }
-        mergedGeneration = generation
+        link.mergedGeneration = generation
     }
 
     /// Called after each read: when the read saw the database changed, asks the store whether
     /// another process committed, and merges at once if so, so the models just read are current.
     /// The reader's data version moves with every commit, the process's own included; only the
     /// writer's tells other processes apart, so the store checks that (and only then).
-    func noticeCommitsSeenByReader() {
-        let access = container.store.access
-        guard access.noticesOtherProcesses, let connection = openedConnection else { return }
+    func noticeCommitsSeenByReader(of link: StoreLink) {
+        let access = link.store.access
+        guard access.noticesOtherProcesses, let connection = link.connection else { return }
         let version = connection.fileDataVersion
-        guard version != readerDataVersion, access.noticeExternalCommits() else { return }
-        readerDataVersion = version
-        if inbox.hasChanges { mergeChanges() }
+        guard version != link.readerDataVersion, access.noticeExternalCommits() else { return }
+        link.readerDataVersion = version
+        if link.inbox.hasChanges { mergeChanges(of: link) }
     }
 
-    private func apply(_ changes: [StoreChange]) throws {
+    /// Applies the changes `link`'s store announced: only to the entities that store holds (a
+    /// change names entities by name, and another container on the store may have others).
+    private func apply(_ changes: [StoreChange], to link: StoreLink) throws {
+        func entity(named name: String) -> Schema.Entity? {
+            guard let entity = container.schema.entity(named: name), self.link(for: entity) === link else { return nil }
+            return entity
+        }
         if changes.contains(where: \.isExternal) {
-            try refresh(registered.allKeys)
+            try refresh(registered.allKeys.filter { links[container.storeIndex(of: $0.entity)] === link })
             return
         }
         var stale: [RowKey] = []
         for change in changes {
             for (name, keys) in change.updated.merging(change.inserted, uniquingKeysWith: +) {
-                guard let entity = container.schema.entity(named: name) else { continue }
+                guard let entity = entity(named: name) else { continue }
                 stale += keys.map { RowKey(entity: entity, rowID: $0) }
             }
             for (name, keys) in change.deleted {
-                guard let entity = container.schema.entity(named: name) else { continue }
+                guard let entity = entity(named: name) else { continue }
                 for key in keys {
                     if let model = registered[RowKey(entity: entity, rowID: key)] as? any PersistentModel {
                         forgetDeletedElsewhere(model)
@@ -73,8 +82,8 @@ extension ModelContext {
                 let chunk = keys[start..<min(start + 500, keys.count)]
                 let sql = SQL(text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
                 var found = Set<Int64>()
-                try run {
-                    let statement = try connection().statement(sql.text)
+                try run(on: entity) {
+                    let statement = try connection(for: entity).statement(sql.text)
                     try statement.bind(sql.bindings)
                     defer { statement.reset() }
                     while try statement.step() {

@@ -50,8 +50,8 @@ extension ModelContext {
     /// The models `sql` selects, each with the integer in the statement's last column.
     private func taggedModels(of entity: Schema.Entity, sql: SQL) throws -> [(Int64, any PersistentModel)] {
         func load<T: PersistentModel>(_ type: T.Type) throws -> [(Int64, any PersistentModel)] {
-            try run {
-                let statement = try connection().statement(sql.text)
+            try run(on: entity) {
+                let statement = try connection(for: entity).statement(sql.text)
                 try statement.bind(sql.bindings)
                 defer { statement.reset() }
                 var tagged: [(Int64, any PersistentModel)] = []

@@ -25,23 +25,77 @@ extension ModelContext {
     /// A model inserted with an `@Attribute(.unique)` value that is already stored updates the
     /// stored row and takes its identity. If the save fails, the store is as it was before and the
     /// context keeps its unsaved changes.
+    ///
+    /// In a container with several stores, each store's changes commit in a transaction of their
+    /// own, store by store in the container's order. If one store's save fails, the stores before
+    /// it keep what they committed (``didSave`` reports it), and the context keeps the changes of
+    /// that store and those after it, to save again.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
     ///   ``ModelKitError/saveConflict(entity:identifiers:)`` when a changed or deleted model's row
     ///   was deleted elsewhere; ``ModelKitError/storeLocked(_:)`` when another process holds the
     ///   store; ``ModelKitError/sqlite(_:)`` when SQLite refuses a write.
     public func save() throws {
+        try save(inOneTransaction: false)
+    }
+
+    /// Saves; with `inOneTransaction`, throws before writing anything when the changes span
+    /// several stores, which cannot commit together.
+    func save(inOneTransaction: Bool) throws {
         guard hasChanges else { return }
-        guard container.store.allowsSave else { throw ModelKitError.saveNotAllowed(container.store.url) }
+        let stores = pendingBatches().map(\.link.store)
+        if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
+        if inOneTransaction, stores.count > 1 {
+            throw ModelKitError.invalidConfiguration(
+                stores[1].url.lastPathComponent,
+                reason: "a transaction commits in one store, and its changes are in \(stores.map(\.url.lastPathComponent).joined(separator: " and ")); "
+                    + "make each store's changes in a transaction of their own")
+        }
         try prepareRelationshipsForSave()
         NotificationCenter.default.post(name: Self.willSave, object: self)
+        let batches = pendingBatches()
 
-        let insertedModels = inserted.models
-        let changedModels = changed.models
-        let deletedModels = deleted.models.filter { $0._$modelKit.rowID != nil }
-        let access = container.store.access
-        var log = SaveLog(history: container.store.recordsHistory ? HistoryRecord() : nil)
+        var saved = SaveBatch.Identifiers()
+        defer {
+            if !saved.isEmpty {
+                NotificationCenter.default.post(
+                    name: Self.didSave, object: self,
+                    userInfo: [
+                        NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
+                        NotificationKey.updatedIdentifiers.rawValue: saved.updated,
+                        NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
+                    ])
+            }
+        }
+        for batch in batches {
+            try write(batch)
+            saved.append(finish(batch, all: batches.count == 1))
+        }
+    }
+
+    /// The unsaved changes, one batch per store that has some (one batch, maybe empty, when the
+    /// container has one store).
+    private func pendingBatches() -> [SaveBatch] {
+        guard links.count > 1 else { return [SaveBatch(link: links[0], context: self)] }
+        return links.indices.compactMap { index in
+            func isHere(_ model: any PersistentModel) -> Bool {
+                container.storeIndex(of: model._$modelKit.entity!) == index
+            }
+            let batch = SaveBatch(link: links[index], context: self, where: isHere)
+            return batch.isEmpty ? nil : batch
+        }
+    }
+
+    /// Writes one store's batch in one transaction. If it fails, the store is as it was and the
+    /// batch's models are as they were.
+    private func write(_ batch: SaveBatch) throws {
+        let store = batch.link.store
+        let access = store.access
+        let insertedModels = batch.inserted
+        let changedModels = batch.changed
+        let deletedModels = batch.deleted.filter { $0._$modelKit.rowID != nil }
+        var log = SaveLog(history: store.recordsHistory ? HistoryRecord() : nil)
         do {
-            try container.store.write(trace: statementTrace) { connection in
+            try store.write(trace: statementTrace) { connection in
                 let committed = try connection.transaction {
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
@@ -68,28 +122,33 @@ extension ModelContext {
                     }
                     let change = StoreChange(
                         inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
-                        origin: ObjectIdentifier(container.store))
+                        origin: ObjectIdentifier(store))
                     try access.announce(change, through: connection)
                     guard var record = log.history else { return (change, Int64?.none) }
-                    return (change, try appendHistory(&record, in: connection))
+                    return (change, try appendHistory(&record, to: store, in: connection))
                 }
-                container.store.externalFiles?.remove(log.replacedFiles)
+                store.externalFiles?.remove(log.replacedFiles)
                 if let token = committed.1 { access.noteCommittedTransaction(token) }
-                access.publish(committed.0, from: inbox)
+                access.publish(committed.0, from: batch.link.inbox)
             }
         } catch {
-            container.store.externalFiles?.remove(log.writtenFiles)
+            store.externalFiles?.remove(log.writtenFiles)
             for model in insertedModels { model._$modelKit.rowID = nil }
-            if let error = error as? SQLiteError { throw container.store.error(for: error) }
+            if let error = error as? SQLiteError { throw store.error(for: error) }
             throw error
         }
+    }
 
-        // The transaction committed: now the models take their new identities.
-        let updatedIDs = changedModels.map(\.persistentModelID)
-        let deletedIDs = deletedModels.map(\.persistentModelID)
-        for model in insertedModels {
+    /// Once a batch committed: its models take their new identities and leave the pending
+    /// changes (all of them, when `all`, the one batch of a one-store container). Returns the
+    /// identifiers saved.
+    private func finish(_ batch: SaveBatch, all: Bool) -> SaveBatch.Identifiers {
+        let storeIdentifier = batch.link.store.identifier
+        let updatedIDs = batch.changed.map(\.persistentModelID)
+        let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
+        for model in batch.inserted {
             let storage = model._$modelKit
-            storage.storeIdentifier = container.store.identifier
+            storage.storeIdentifier = storeIdentifier
             storage.isInserted = false
             storage.changedColumns.removeAll()
             let key = RowKey(model)
@@ -105,24 +164,23 @@ extension ModelContext {
                 registered.insert(model, for: key)
             }
         }
-        for model in changedModels { model._$modelKit.changedColumns.removeAll() }
-        for model in deleted.models {
+        for model in batch.changed { model._$modelKit.changedColumns.removeAll() }
+        for model in batch.deleted {
             if model._$modelKit.rowID != nil {
                 registered.removeValue(forKey: RowKey(model))
             }
             model._$modelKit.context = nil
         }
-        inserted.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
-
-        NotificationCenter.default.post(
-            name: Self.didSave, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: insertedModels.map(\.persistentModelID),
-                NotificationKey.updatedIdentifiers.rawValue: updatedIDs,
-                NotificationKey.deletedIdentifiers.rawValue: deletedIDs,
-            ])
+        if all {
+            inserted.removeAll()
+            changed.removeAll()
+            deleted.removeAll()
+        } else {
+            inserted.remove(batch.inserted)
+            changed.remove(batch.changed)
+            deleted.remove(batch.deleted)
+        }
+        return SaveBatch.Identifiers(inserted: batch.inserted.map(\.persistentModelID), updated: updatedIDs, deleted: deletedIDs)
     }
 
     /// The primary keys of saved models, by entity name. Models of one entity usually come in
@@ -206,7 +264,7 @@ extension ModelContext {
                 entity: entity.name, property: entity.properties[column].name, reason: "PostgreSQL text cannot hold a NUL character")
         }
         if case .blob(let data) = value, data.count >= ExternalFiles.threshold, entity.externalColumns.contains(column),
-            let files = container.store.externalFiles
+            let files = container.store(for: entity).externalFiles
         {
             let name = try files.write(data)
             log.writtenFiles.append(name)
@@ -218,7 +276,7 @@ extension ModelContext {
     /// Notes the files the row of `model` names in the external `columns`, to remove once the
     /// save commits.
     private func noteReplacedFiles(of entity: Schema.Entity, row rowID: Int64, in connection: Connection, log: inout SaveLog) throws {
-        guard container.store.externalFiles != nil, let select = RelationshipSQL.externalValues(of: entity, keys: 1) else { return }
+        guard container.store(for: entity).externalFiles != nil, let select = RelationshipSQL.externalValues(of: entity, keys: 1) else { return }
         log.replacedFiles += ExternalFiles.names(in: try connection.statement(select).rows([.integer(rowID)]))
     }
 
@@ -306,6 +364,43 @@ struct SaveLog {
     var history: HistoryRecord?
     var writtenFiles: [String] = []
     var replacedFiles: [String] = []
+}
+
+/// One store's share of a save: the pending models whose entities it holds.
+struct SaveBatch {
+    let link: StoreLink
+    let inserted: [any PersistentModel]
+    let changed: [any PersistentModel]
+    let deleted: [any PersistentModel]
+
+    /// All of the context's pending models, or those `isHere` accepts.
+    init(link: StoreLink, context: ModelContext, where isHere: ((any PersistentModel) -> Bool)? = nil) {
+        self.link = link
+        func select(_ pending: PendingModels) -> [any PersistentModel] {
+            guard let isHere else { return pending.models }
+            return pending.models.filter(isHere)
+        }
+        inserted = select(context.inserted)
+        changed = select(context.changed)
+        deleted = select(context.deleted)
+    }
+
+    var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty }
+
+    /// The identifiers of what saves wrote, as ``ModelContext/didSave`` reports them.
+    struct Identifiers {
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
+
+        var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+        mutating func append(_ other: Identifiers) {
+            inserted += other.inserted
+            updated += other.updated
+            deleted += other.deleted
+        }
+    }
 }
 
 /// Identifies the update statement for one entity and one set of changed columns.

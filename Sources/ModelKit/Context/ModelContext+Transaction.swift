@@ -12,12 +12,16 @@ extension ModelContext {
     ///     try reserveStock(for: order)   // throws: the order is not inserted
     /// }
     /// ```
+    ///
+    /// In a container with several stores, the changes must all be in one store, since stores
+    /// commit separately: changes in several throw ``ModelKitError/invalidConfiguration(_:reason:)``
+    /// and are undone.
     /// - Throws: what `block` throws, or what ``save()`` throws.
     public func transaction(block: () throws -> Void) throws {
         let snapshot = PendingSnapshot(of: self)
         do {
             try block()
-            try save()
+            try save(inOneTransaction: true)
         } catch {
             restore(snapshot)
             throw error

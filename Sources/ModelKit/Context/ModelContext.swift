@@ -20,12 +20,13 @@ public final class ModelContext {
     let isMainContext: Bool
     private var autosaveScheduled = false
 
-    private(set) var openedConnection: Connection?
+    /// The context's ties to the container's stores, one per store, in the container's order.
+    let links: [StoreLink]
     /// What the context's models point at; see ``ContextHandle``.
     let handle: ContextHandle
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
     public var statementTrace: ((String) -> Void)? {
-        didSet { openedConnection?.trace = statementTrace }
+        didSet { for link in links { link.connection?.trace = statementTrace } }
     }
 
     /// Models loaded from the store, by entity and primary key.
@@ -34,23 +35,14 @@ public final class ModelContext {
     var changed = PendingModels()
     var deleted = PendingModels()
 
-    /// Receives what other contexts commit; drained before each read.
-    let inbox: ChangeInbox
-    /// The store's generation when the context last merged; see ``StoreAccess/generation``.
-    var mergedGeneration: UInt64 = 0
-    /// The reader's data version when the context last looked for other processes' commits.
-    var readerDataVersion: UInt32?
-
     /// A context of `container`.
     public init(_ container: ModelContainer) {
         self.container = container
         handle = ContextHandle(container: container)
         autosaveEnabled = false
         isMainContext = false
-        inbox = ChangeInbox()
-        mergedGeneration = container.store.access.generation.load(ordering: .sequentiallyConsistent)
+        links = container.stores.map { StoreLink(store: $0, inbox: ChangeInbox()) }
         handle.context = self
-        container.store.access.subscribe(inbox)
     }
 
     /// The main context. It and its container keep each other alive, as in SwiftData: apps keep
@@ -62,28 +54,33 @@ public final class ModelContext {
         autosaveEnabled = true
         isMainContext = true
         let reference = MainContextReference()
-        inbox = ChangeInbox { reference.scheduleMerge() }
-        mergedGeneration = container.store.access.generation.load(ordering: .sequentiallyConsistent)
+        links = container.stores.map { StoreLink(store: $0, inbox: ChangeInbox { reference.scheduleMerge() }) }
         handle.context = self
         reference.context = self
-        container.store.access.subscribe(inbox)
     }
 
     deinit {
         handle.context = nil
         unloadRelationships()
-        container.store.access.unsubscribe(inbox)
-        if let openedConnection, openedConnection !== container.store.pinnedConnection {
-            container.store.access.checkIn(openedConnection)
-        }
     }
 
-    /// The context's reader connection, opened on first use. Writes go through the store's writer.
-    func connection() throws -> Connection {
-        if let openedConnection { return openedConnection }
-        let connection = try container.store.pinnedConnection ?? container.store.access.reader()
+    /// The tie to the store that holds `entity`.
+    func link(for entity: Schema.Entity) -> StoreLink {
+        links[container.storeIndex(of: entity)]
+    }
+
+    /// The context's reader connection to the store that holds `entity`, opened on first use.
+    /// Writes go through the store's writer.
+    func connection(for entity: Schema.Entity) throws -> Connection {
+        try connection(of: link(for: entity))
+    }
+
+    /// The context's reader connection to `link`'s store, opened on first use.
+    func connection(of link: StoreLink) throws -> Connection {
+        if let connection = link.connection { return connection }
+        let connection = try link.store.pinnedConnection ?? link.store.access.reader()
         connection.trace = statementTrace
-        openedConnection = connection
+        link.connection = connection
         return connection
     }
 
@@ -123,7 +120,7 @@ public final class ModelContext {
             return
         }
         precondition(storage.context == nil, "\(T.self) is already registered in another ModelContext")
-        if storage.rowID != nil, storage.storeIdentifier != container.store.identifier {
+        if storage.rowID != nil, storage.storeIdentifier != container.store(for: entity).identifier {
             // A row of another store: here it is a new model, never a reference to a row that
             // happens to have the same key. Relationships it never loaded stay empty.
             storage.rowID = nil
@@ -208,7 +205,7 @@ public final class ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
         let entity = try entity(for: type(of: model))
-        let statement = try connection().statement(entity.sql.selectByPrimaryKey)
+        let statement = try connection(for: entity).statement(entity.sql.selectByPrimaryKey)
         try statement.bind([.integer(rowID)])
         defer { statement.reset() }
         guard try statement.step() else {
@@ -265,11 +262,13 @@ public final class ModelContext {
         return registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel
     }
 
-    /// The entity of a stored identifier, if it names a row of this container's store: identifiers
-    /// of other stores match nothing here.
+    /// The entity of a stored identifier, if it names a row of the container's store of that
+    /// entity: identifiers of other stores match nothing here.
     func entity(storing identifier: PersistentIdentifier) -> Schema.Entity? {
-        guard identifier.storeIdentifier == container.store.identifier else { return nil }
-        return container.schema.entity(named: identifier.entityName)
+        guard let entity = container.schema.entity(named: identifier.entityName),
+            identifier.storeIdentifier == container.store(for: entity).identifier
+        else { return nil }
+        return entity
     }
 
     /// The model with `identifier`: the registered instance, or one loaded from the store.
@@ -310,7 +309,7 @@ public final class ModelContext {
             case .blob: return .blob(Data(count: 16))
             }
         }
-        let statement = try connection().statement(SQL.row(of: values.count))
+        let statement = try connection(for: entity).statement(SQL.row(of: values.count))
         try statement.bind(values)
         defer { statement.reset() }
         _ = try statement.step()
@@ -346,7 +345,7 @@ public final class ModelContext {
         storage.rowID = key.rowID
         storage.entity = row.entity
         if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
-        storage.storeIdentifier = container.store.identifier
+        storage.storeIdentifier = link(for: row.entity).store.identifier
         storage.context = self
         registered.insertNew(model, for: key)
         return model

@@ -68,7 +68,7 @@ public struct ModelRow {
         // An external value's row holds its file's name; a missing file stays a name, and the
         // property's decoding reports the mismatch.
         if !entity.externalColumns.isEmpty, case .text(let name) = value, entity.externalColumns.contains(index),
-            let data = context.container.store.externalFiles?.read(name)
+            let data = context.container.store(for: entity).externalFiles?.read(name)
         {
             return .blob(data)
         }

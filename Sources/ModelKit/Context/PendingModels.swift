@@ -25,6 +25,14 @@ struct PendingModels {
         return true
     }
 
+    /// Removes `removed`, in one pass.
+    mutating func remove(_ removed: [any PersistentModel]) {
+        guard !removed.isEmpty else { return }
+        let gone = Set(removed.map { ObjectIdentifier($0) })
+        models.removeAll { gone.contains(ObjectIdentifier($0)) }
+        positions = Dictionary(uniqueKeysWithValues: models.enumerated().map { (ObjectIdentifier($1), $0) })
+    }
+
     mutating func removeAll() {
         models.removeAll()
         positions.removeAll()

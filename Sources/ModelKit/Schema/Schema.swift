@@ -61,6 +61,15 @@ public final class Schema: @unchecked Sendable {
         Schema.resolveRelationships(of: entities, named: entitiesByType)
     }
 
+    /// A schema of some entities of another schema, already resolved: the part of a container's
+    /// schema that one of its stores holds.
+    init(entities: [Entity], version: Version) {
+        self.entities = entities
+        self.version = version
+        entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+    }
+
     /// A schema of the given model types.
     public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
         self.init(types, version: version)

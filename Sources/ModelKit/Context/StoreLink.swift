@@ -1,0 +1,32 @@
+/// A context's tie to one of its container's stores: the reader connection it opened there, the
+/// inbox the store's commits arrive in, and how far the context has merged them.
+final class StoreLink {
+    let store: Store
+    /// Receives what other contexts commit to the store; drained before each read.
+    let inbox: ChangeInbox
+    /// The context's reader connection, opened on first use; see ``ModelContext/connection(for:)``.
+    var connection: Connection?
+    /// The store's generation when the context last merged; see ``StoreAccess/generation``.
+    var mergedGeneration: UInt64
+    /// The reader's data version when the context last looked for other processes' commits.
+    var readerDataVersion: UInt32?
+
+    init(store: Store, inbox: ChangeInbox) {
+        self.store = store
+        self.inbox = inbox
+        mergedGeneration = store.access.generation.load(ordering: .sequentiallyConsistent)
+        store.access.subscribe(inbox)
+    }
+
+    deinit {
+        store.access.unsubscribe(inbox)
+        if let connection, connection !== store.pinnedConnection {
+            store.access.checkIn(connection)
+        }
+    }
+
+    /// Whether the store committed since the context last merged it.
+    var isBehind: Bool {
+        store.access.generation.load(ordering: .relaxed) != mergedGeneration
+    }
+}
