@@ -395,7 +395,9 @@ struct SaveBatch {
 
         var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+        /// Adds `other`'s identifiers; taken whole, without a copy, when there are none yet.
         mutating func append(_ other: Identifiers) {
+            guard !isEmpty else { return self = other }
             inserted += other.inserted
             updated += other.updated
             deleted += other.deleted

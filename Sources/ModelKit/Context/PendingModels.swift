@@ -45,7 +45,11 @@ struct RowKey: Hashable {
     let rowID: Int64
 
     init(entity: Schema.Entity, rowID: Int64) {
-        self.entity = ObjectIdentifier(entity)
+        self.init(entity: ObjectIdentifier(entity), rowID: rowID)
+    }
+
+    init(entity: ObjectIdentifier, rowID: Int64) {
+        self.entity = entity
         self.rowID = rowID
     }
 

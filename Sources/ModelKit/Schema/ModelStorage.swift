@@ -29,6 +29,9 @@ public final class ModelStorage {
     var changedColumns = ChangedColumns()
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
     var isLoading = false
+    /// Set while the model's own relationship change updates the inverse side of its targets:
+    /// their updates need not link back to it, since it already holds them.
+    var isMaintainingInverse = false
     /// Relationships not loaded yet, by property index: they load on first read.
     var faults: [Int: Fault]?
 
@@ -66,7 +69,7 @@ public final class ModelStorage {
             registrar.withMutation(of: model, keyPath: keyPath, write)
             return
         }
-        let relationship = self.relationship(of: Model.self, at: column)
+        let relationship = self.relationship(of: Model.self, at: column).flatMap { $0.inverse == nil ? nil : $0 }
         let before = relationship?.access.read(model)
         registrar.withMutation(of: model, keyPath: keyPath, write)
         changedColumns.insert(column)

@@ -3,30 +3,58 @@
 struct RelationshipAccess: @unchecked Sendable {
     /// The current related models, through the property's getter (so a fault loads first).
     let read: (AnyObject) -> [any PersistentModel]
+    /// Whether the property holds the second model, through the getter, without making a list.
+    let holds: (AnyObject, AnyObject) -> Bool
     /// Sets the property from a list of models. A required to-one is never emptied.
     let assign: (AnyObject, [any PersistentModel]) -> Void
     /// The value a lazily loaded property starts with: nil, or an empty array.
     let placeholder: Any
 
+    /// The access of the property at `keyPath`, typed once here so that each call converts
+    /// nothing through `Any`.
     init<Model: PersistentModel, Value>(keyPath: ReferenceWritableKeyPath<Model, Value>) {
-        let conversion: any RelationshipValue.Type
+        func emptiable<Stored: RelationshipValue>(_ stored: Stored.Type) -> RelationshipAccess { Self.emptiable(keyPath, stored) }
+        func single<Target: PersistentModel>(_ target: Target.Type) -> RelationshipAccess { Self.single(keyPath, target) }
         if let value = Value.self as? any RelationshipValue.Type {
-            conversion = value
+            self = emptiable(value)
         } else {
-            let target = Value.self as! any PersistentModel.Type
-            conversion = Self.required(target)
+            let target: any PersistentModel.Type = Value.self as! any PersistentModel.Type
+            self = single(target)
         }
-        let isRequired = !(Value.self is any ModelArray.Type) && !(Value.self is any OptionalModel.Type)
-        read = { model in conversion.models(in: (model as! Model)[keyPath: keyPath]) }
-        assign = { model, models in
-            guard !(isRequired && models.isEmpty) else { return }
-            (model as! Model)[keyPath: keyPath] = conversion.value(holding: models) as! Value
-        }
-        placeholder = isRequired ? () : conversion.value(holding: [])
     }
 
-    private static func required<Target: PersistentModel>(_ type: Target.Type) -> any RelationshipValue.Type {
-        RequiredModel<Target>.self
+    private init(
+        read: @escaping (AnyObject) -> [any PersistentModel], holds: @escaping (AnyObject, AnyObject) -> Bool,
+        assign: @escaping (AnyObject, [any PersistentModel]) -> Void, placeholder: Any
+    ) {
+        (self.read, self.holds, self.assign, self.placeholder) = (read, holds, assign, placeholder)
+    }
+
+    /// A to-many, or an optional to-one.
+    private static func emptiable<Model: PersistentModel, Value, Stored: RelationshipValue>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Value>, _: Stored.Type
+    ) -> RelationshipAccess {
+        let path = keyPath as! ReferenceWritableKeyPath<Model, Stored>
+        return RelationshipAccess(
+            read: { Stored.models(of: ($0 as! Model)[keyPath: path]) },
+            holds: { Stored.value(($0 as! Model)[keyPath: path], holds: $1) },
+            assign: { ($0 as! Model)[keyPath: path] = Stored.value(holding: $1) },
+            placeholder: Stored.value(holding: []))
+    }
+
+    /// A required to-one: it is never emptied, and has no placeholder (it loads with its model).
+    private static func single<Model: PersistentModel, Value, Target: PersistentModel>(
+        _ keyPath: ReferenceWritableKeyPath<Model, Value>, _: Target.Type
+    ) -> RelationshipAccess {
+        let path = keyPath as! ReferenceWritableKeyPath<Model, Target>
+        return RelationshipAccess(
+            read: { [($0 as! Model)[keyPath: path]] },
+            holds: { ($0 as! Model)[keyPath: path] === $1 },
+            assign: { model, models in
+                guard let first = models.first else { return }
+                (model as! Model)[keyPath: path] = first as! Target
+            },
+            placeholder: ())
     }
 }
 

@@ -107,9 +107,11 @@ enum RelationshipShape {
 protocol RelationshipValue {
     static var targetType: any PersistentModel.Type { get }
     /// The value as a list: zero or one models for a to-one, the elements for a to-many.
-    static func models(in value: Any) -> [any PersistentModel]
+    static func models(of value: Self) -> [any PersistentModel]
+    /// Whether the value holds `model`, without making a list.
+    static func value(_ value: Self, holds model: AnyObject) -> Bool
     /// The value holding `models`.
-    static func value(holding models: [any PersistentModel]) -> Any
+    static func value(holding models: [any PersistentModel]) -> Self
 }
 
 /// An array of models: a to-many.
@@ -121,8 +123,9 @@ protocol ModelArray: RelationshipValue {
 
 extension Array: RelationshipValue, ModelArray where Element: PersistentModel {
     static var targetType: any PersistentModel.Type { Element.self }
-    static func models(in value: Any) -> [any PersistentModel] { (value as! [Element]).map { $0 } }
-    static func value(holding models: [any PersistentModel]) -> Any { models.map { $0 as! Element } }
+    static func models(of value: Self) -> [any PersistentModel] { value.map { $0 } }
+    static func value(_ value: Self, holds model: AnyObject) -> Bool { value.contains { $0 === model } }
+    static func value(holding models: [any PersistentModel]) -> Self { models.map { $0 as! Element } }
     static var countKeyPath: AnyKeyPath { \Array<Element>.count }
     static var isEmptyKeyPath: AnyKeyPath { \Array<Element>.isEmpty }
 }
@@ -132,13 +135,8 @@ protocol OptionalModel: RelationshipValue {}
 
 extension Optional: RelationshipValue, OptionalModel where Wrapped: PersistentModel {
     static var targetType: any PersistentModel.Type { Wrapped.self }
-    static func models(in value: Any) -> [any PersistentModel] { (value as! Wrapped?).map { [$0] } ?? [] }
-    static func value(holding models: [any PersistentModel]) -> Any { models.first.map { $0 as! Wrapped } as Wrapped? as Any }
+    static func models(of value: Self) -> [any PersistentModel] { value.map { [$0] } ?? [] }
+    static func value(_ value: Self, holds model: AnyObject) -> Bool { value.map { $0 === model } ?? false }
+    static func value(holding models: [any PersistentModel]) -> Self { models.first.map { $0 as! Wrapped } }
 }
 
-/// A required model: a to-one that cannot be empty.
-struct RequiredModel<Target: PersistentModel>: RelationshipValue {
-    static var targetType: any PersistentModel.Type { Target.self }
-    static func models(in value: Any) -> [any PersistentModel] { [value as! Target] }
-    static func value(holding models: [any PersistentModel]) -> Any { models.first as! Target }
-}
