@@ -143,12 +143,12 @@ extension ModelContext {
     /// changes (all of them, when `all`, the one batch of a one-store container). Returns the
     /// identifiers saved.
     private func finish(_ batch: SaveBatch, all: Bool) -> SaveBatch.Identifiers {
-        let storeIdentifier = batch.link.store.identifier
+        let store = batch.link.store.identity
         let updatedIDs = batch.changed.map(\.persistentModelID)
         let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
         for model in batch.inserted {
             let storage = model._$modelKit
-            storage.storeIdentifier = storeIdentifier
+            storage.setStore(store)
             storage.isInserted = false
             storage.changedColumns.removeAll()
             let key = RowKey(model)

@@ -345,7 +345,7 @@ public final class ModelContext {
         storage.rowID = key.rowID
         storage.entity = row.entity
         if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
-        storage.storeIdentifier = link(for: row.entity).store.identifier
+        storage.setStore(link(for: row.entity).store.identity)
         storage.context = self
         registered.insertNew(model, for: key)
         return model

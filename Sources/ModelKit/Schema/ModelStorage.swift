@@ -9,31 +9,76 @@ private let temporaryIDs = Atomic<UInt64>(0)
 /// ``mutate(_:keyPath:column:_:)``, which report reads and writes to Observation and record changed
 /// columns for the next save.
 public final class ModelStorage {
+    // Kept to 84 bytes, one 96-byte allocation per model: rarely used state lives in `extras`.
+
     /// Made on first use: models that are fetched but never read skip the allocation.
     lazy var registrar = ObservationRegistrar()
-    /// Drawn on first use: models loaded from the store never need one.
-    private(set) lazy var temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue
-    var rowID: Int64?
     /// The model's entity, once a context has it: naming it from the type is slow.
     var entity: Schema.Entity?
-    var storeIdentifier: String?
     private var handle: ContextHandle?
-    /// The context the model is registered in, if any.
-    var context: ModelContext? {
-        get { handle?.context }
-        set { handle = newValue?.handle }
-    }
-    var isInserted = false
-    var isDeleted = false
+    /// The primary key, or ``noRow``.
+    private var key = ModelStorage.noRow
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
     var changedColumns = ChangedColumns()
+    private var store: StoreIdentity?
+    private var extras: Extras?
+    var isInserted = false
+    var isDeleted = false
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
     var isLoading = false
     /// Set while the model's own relationship change updates the inverse side of its targets:
     /// their updates need not link back to it, since it already holds them.
     var isMaintainingInverse = false
+
+    /// No store makes this key.
+    private static let noRow = Int64.min
+
+    /// State most models never need: made on first use.
+    private final class Extras {
+        var faults: [Int: Fault]?
+        var temporaryID: UInt64 = 0
+    }
+
+    /// The model's row's primary key, once it has one.
+    var rowID: Int64? {
+        get { key == Self.noRow ? nil : key }
+        set { key = newValue ?? Self.noRow }
+    }
+
+    /// The identifier of the store the model's row is in.
+    var storeIdentifier: String? {
+        get { store?.value }
+        set { store = newValue.map(StoreIdentity.init) }
+    }
+
+    /// Sets the store the row is in, sharing the store's identity object.
+    func setStore(_ identity: StoreIdentity) {
+        store = identity
+    }
+
     /// Relationships not loaded yet, by property index: they load on first read.
-    var faults: [Int: Fault]?
+    var faults: [Int: Fault]? {
+        get { extras?.faults }
+        _modify {
+            if extras == nil { extras = Extras() }
+            yield &extras!.faults
+        }
+    }
+
+    /// The number of an unsaved model's temporary identifier, drawn on first use: models loaded
+    /// from the store never need one.
+    var temporaryID: UInt64 {
+        let extras = self.extras ?? Extras()
+        self.extras = extras
+        if extras.temporaryID == 0 { extras.temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue }
+        return extras.temporaryID
+    }
+
+    /// The context the model is registered in, if any.
+    var context: ModelContext? {
+        get { handle?.context }
+        set { handle = newValue?.handle }
+    }
 
     /// A relationship waiting to be loaded.
     enum Fault {

@@ -5,7 +5,9 @@ import Foundation
 /// and writes it.
 final class Store: @unchecked Sendable {
     let url: URL
-    let identifier: String
+    /// The store's identifier, as the store's models share it.
+    let identity: StoreIdentity
+    var identifier: String { identity.value }
     let allowsSave: Bool
     /// Whether the store has a history, which saves append to.
     let recordsHistory: Bool
@@ -23,7 +25,7 @@ final class Store: @unchecked Sendable {
     /// The store as a migration stage sees it: the same access, its writer pinned.
     init(migratingAt url: URL, identifier: String, access: StoreAccess, through writer: Connection) {
         self.url = url
-        self.identifier = identifier
+        identity = StoreIdentity(identifier)
         allowsSave = true
         recordsHistory = false
         externalFiles = nil
@@ -55,6 +57,7 @@ final class Store: @unchecked Sendable {
             let isInMemory = configuration.isStoredInMemoryOnly
             let recordsHistory = configuration.recordsHistory
             let allowsSave = allowsSave
+            let identifier: String
             (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
                 let (identifier, hasHistory) = try Self.prepare(
                     url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
@@ -68,6 +71,7 @@ final class Store: @unchecked Sendable {
                 try access.publishExternalCommits()
                 return (identifier, hasHistory)
             }
+            identity = StoreIdentity(identifier)
         } catch let error as SQLiteError where error.isCorruption {
             throw ModelKitError.notADatabase(url, error)
         } catch let error as SQLiteError where error.isBusy {
@@ -89,11 +93,13 @@ final class Store: @unchecked Sendable {
         let access = try StoreAccess.open(driver: driver)
         self.access = access
         let url = url
+        let identifier: String
         (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
             try Self.prepare(
                 url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
                 recordsHistory: recordsHistory, allowsSave: allowsSave)
         }
+        identity = StoreIdentity(identifier)
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
     }
 
@@ -133,5 +139,14 @@ final class Store: @unchecked Sendable {
         if error.isBusy { return .storeLocked(url) }
         if error.isTooBig { return .valueTooLarge(error) }
         return .sqlite(error)
+    }
+}
+
+/// A store's identifier, held by reference so that every model of the store shares one.
+final class StoreIdentity: Sendable {
+    let value: String
+
+    init(_ value: String) {
+        self.value = value
     }
 }
