@@ -22,8 +22,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     case duplicateConfiguration(String)
     /// A configuration's schema has a model type that the container's schema does not.
     case configurationSchemaNotInContainer(configuration: String, entity: String)
-    /// The container's configurations cannot hold its models as given, for example because they
-    /// put two related model types in different stores.
+    /// The container's configurations cannot hold its models as given: none of them holds one of
+    /// its model types, a migration plan is given for several stores, or a transaction's changes
+    /// span stores, which commit separately.
     case invalidConfiguration(String, reason: String)
     /// A stage of a migration plan failed. The whole migration was rolled back: the store is as
     /// it was, and the old version's models still read it.
