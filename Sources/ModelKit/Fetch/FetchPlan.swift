@@ -28,7 +28,7 @@ struct FetchPlan<T: PersistentModel> {
             }
         }
         self.condition = condition
-        self.whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) }
+        self.whereClause = condition.map { SQLFragment(" WHERE " + $0.text, bindings: $0.bindings) }
         self.untranslated = untranslated
         self.orderBy = SortSQL.orderBy(descriptor.sortBy, entity: entity)
     }

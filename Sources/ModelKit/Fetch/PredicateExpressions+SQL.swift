@@ -5,12 +5,17 @@ import Foundation
 /// and conditionals; a node conforms when its children do.
 protocol SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment
+    /// Adds the node's key paths, variables and constants to `leaves`, children in the order
+    /// ``sql(in:)`` translates them, so that constants are numbered alike.
+    func collect(into leaves: inout PredicateLeaves)
 }
 
 extension PredicateExpressions.Variable: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         try translator.variable(key)
     }
+
+    func collect(into leaves: inout PredicateLeaves) { leaves.variable(key) }
 }
 
 /// A property of the model, or of a related model (`$0.shelf?.name`, as a lookup), or the
@@ -32,12 +37,23 @@ extension PredicateExpressions.KeyPath: SQLTranslatable where Root: SQLTranslata
         default: throw Untranslatable(self)
         }
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        root.collect(into: &leaves)
+        leaves.keyPath(keyPath)
+    }
 }
 
 /// `models.contains { … }` on a to-many, as `EXISTS` over the related rows.
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         try translator.exists(in: try sequence.sql(in: &translator), where: variable.key) { try test.sql(in: &$0) }
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        sequence.collect(into: &leaves)
+        leaves.variable(variable.key)
+        test.collect(into: &leaves)
     }
 }
 
@@ -49,22 +65,26 @@ protocol SQLBindable {
 
 extension PredicateExpressions.Value: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        if let bindable = value as? any SQLBindable {
-            return SQLFragment(translator.dialect.parameter(.integer), bindings: [bindable.boundValue], type: Int64.self)
+        let (index, constant) = translator.takeConstant()
+        guard case .value(let encoded) = constant else { throw Untranslatable("a value of type \(Output.self)") }
+        let placeholder = BindingSource.constant(index).placeholder
+        if value is any SQLBindable {
+            return SQLFragment(translator.dialect.parameter(.integer), bindings: [placeholder], type: Int64.self)
         }
-        guard let codec = ValueCodec.make(for: Output.self), let encoded = try? codec.encode(value) else {
-            throw Untranslatable("a value of type \(Output.self)")
-        }
-        var parameter = SQLFragment(translator.dialect.parameter(codec.affinity), bindings: [encoded], type: Output.self)
+        var parameter = SQLFragment(translator.dialect.parameter(ValueCodec.make(for: Output.self)?.affinity), bindings: [placeholder], type: Output.self)
         parameter.isNonNullConstant = encoded != .null
         return parameter
     }
+
+    func collect(into leaves: inout PredicateLeaves) { leaves.value(value) }
 }
 
 extension PredicateExpressions.NilLiteral: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         SQLFragment("NULL")
     }
+
+    func collect(into leaves: inout PredicateLeaves) {}
 }
 
 /// `==` and `!=` use SQLite's `IS` and `IS NOT`, which treat NULL as a value, as Swift treats
@@ -73,11 +93,21 @@ extension PredicateExpressions.Equal: SQLTranslatable where LHS: SQLTranslatable
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: true, translator)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: false, translator)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
     }
 }
 
@@ -118,11 +148,28 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         let dialect = translator.dialect
         return .condition("($0 AND NOT $1 AND NOT $2)", comparison, dialect.isNaN(left), dialect.isNaN(right))
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        let code = switch op {
+        case .lessThan: 0
+        case .lessThanOrEqual: 1
+        case .greaterThan: 2
+        case .greaterThanOrEqual: 3
+        }
+        leaves.operator(code)
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         .condition("($0 AND $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
     }
 }
 
@@ -130,12 +177,19 @@ extension PredicateExpressions.Disjunction: SQLTranslatable where LHS: SQLTransl
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         .condition("($0 OR $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.Negation: SQLTranslatable where Wrapped: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         .condition("(NOT $0)", translator.condition(try wrapped.sql(in: &translator)))
     }
+
+    func collect(into leaves: inout PredicateLeaves) { wrapped.collect(into: &leaves) }
 }
 
 extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
@@ -147,6 +201,17 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTransla
         }
         return try arithmetic(symbol, try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        let code = switch op {
+        case .add: 0
+        case .subtract: 1
+        case .multiply: 2
+        }
+        leaves.operator(code)
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 /// Integer `/` and `%` truncate toward zero in SQLite, as in Swift.
@@ -154,17 +219,32 @@ extension PredicateExpressions.IntDivision: SQLTranslatable where LHS: SQLTransl
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         try arithmetic("%", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
     }
 }
 
@@ -183,6 +263,8 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTra
         guard value.isPlainNumber else { throw Untranslatable(self) }
         return SQLFragment.compose("(-$0)", value, type: Output.self)
     }
+
+    func collect(into leaves: inout PredicateLeaves) { wrapped.collect(into: &leaves) }
 }
 
 /// `string.contains(other)`, as `instr`, so `%`, `_` and quotes in the text match literally.
@@ -193,6 +275,11 @@ where Base: SQLTranslatable, Other: SQLTranslatable {
         let position = translator.dialect.position(of: try other.sql(in: &translator), in: try base.sql(in: &translator))
         return .condition("($0 > 0)", position)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        other.collect(into: &leaves)
+        base.collect(into: &leaves)
+    }
 }
 
 /// `string.starts(with: prefix)`: the first occurrence of the prefix is at the start.
@@ -202,26 +289,41 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable where Base: S
         let position = translator.dialect.position(of: try prefix.sql(in: &translator), in: try base.sql(in: &translator))
         return .condition("($0 = 1)", position)
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        prefix.collect(into: &leaves)
+        base.collect(into: &leaves)
+    }
 }
 
 /// `[values].contains(column)`, as `IN`, when the collection is a value.
 extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        guard let values = sequence as? PredicateExpressions.Value<LHS.Output>,
-            let codec = ValueCodec.make(for: LHS.Output.Element.self)
-        else { throw Untranslatable(self) }
+        guard sequence is PredicateExpressions.Value<LHS.Output>, let codec = ValueCodec.make(for: LHS.Output.Element.self) else {
+            throw Untranslatable(self)
+        }
         let element = translator.value(try self.element.sql(in: &translator))
-        guard !element.isFloatingPoint else { throw Untranslatable(self) }
-        let encoded = try values.value.map { try codec.encode($0) }
+        let (index, constant) = translator.takeConstant()
+        guard !element.isFloatingPoint, case .list(let encoded) = constant else { throw Untranslatable(self) }
         guard !encoded.isEmpty else { return .condition("(1 = 0)") }
         guard encoded.count > SQLFragment.longestParameterList else {
             let parameter = translator.dialect.parameter(codec.affinity)
-            let list = SQLFragment(Array(repeating: parameter, count: encoded.count).joined(separator: ", "), bindings: encoded)
+            let list = SQLFragment(
+                Array(repeating: parameter, count: encoded.count).joined(separator: ", "),
+                bindings: encoded.indices.map { BindingSource.element(constant: index, index: $0).placeholder })
             return .condition("($0 IN ($1))", element, list)
         }
         // JSON's decimal text may not give back a double's exact bits: long lists of them run in Swift.
         guard !encoded.contains(where: { if case .real = $0 { true } else { false } }) else { throw Untranslatable(self) }
-        return try SQLFragment.membership(of: element, in: encoded, affinity: codec.affinity, dialect: translator.dialect)
+        let array = SQLFragment("?", bindings: [BindingSource.json(constant: index).placeholder])
+        let hasBlobs = encoded.contains { if case .blob = $0 { true } else { false } }
+        return .condition(translator.dialect.membership(of: element, in: array, affinity: codec.affinity, hasBlobs: hasBlobs))
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        guard let values = sequence as? PredicateExpressions.Value<LHS.Output> else { return }
+        element.collect(into: &leaves)
+        leaves.list(Array(values.value))
     }
 }
 
@@ -245,26 +347,21 @@ extension SQLFragment {
     /// multiply with list lengths.
     static let longestParameterList = 64
 
-    /// `element IN values`, with the values bound as one JSON array read by `json_each`. Blobs,
-    /// which JSON cannot hold, are compared by their hex text.
-    static func membership(of element: SQLFragment, in values: [SQLValue], affinity: ColumnAffinity, dialect: SQLDialect) throws -> SQLFragment {
+    /// `values` as the text of one JSON array, for an `IN` list bound as one parameter (see
+    /// ``SQLDialect/membership(of:in:affinity:hasBlobs:)``). Blobs, which JSON cannot hold, are
+    /// their hex text.
+    static func jsonArray(of values: [SQLValue]) throws -> String {
         var json: [Any] = []
-        var hasBlobs = false
         for value in values {
             switch value {
             case .null: json.append(NSNull())
             case .integer(let integer): json.append(integer)
             case .real(let real): json.append(real)  // not reached: callers keep such lists in Swift
             case .text(let text): json.append(text)
-            case .blob(let data):
-                hasBlobs = true
-                json.append(data.map { String(format: "%02X", $0) }.joined())
+            case .blob(let data): json.append(data.map { String(format: "%02X", $0) }.joined())
             }
         }
-        let array = SQLFragment("?", bindings: [.text(String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self))])
-        var membership = dialect.membership(of: element, in: array, affinity: affinity, hasBlobs: hasBlobs)
-        membership.isCondition = true
-        return membership
+        return String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
     }
 }
 
@@ -279,12 +376,23 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTr
         result.isCondition = body.isCondition
         return result
     }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        wrapped.collect(into: &leaves)
+        leaves.variable(variable.key)
+        transform.collect(into: &leaves)
+    }
 }
 
 extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
         SQLFragment.compose(
             "coalesce($0, $1)", translator.value(try lhs.sql(in: &translator)), translator.value(try rhs.sql(in: &translator)), type: Output.self)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        lhs.collect(into: &leaves)
+        rhs.collect(into: &leaves)
     }
 }
 
@@ -294,6 +402,8 @@ extension PredicateExpressions.ForcedUnwrap: SQLTranslatable where Inner: SQLTra
         value.traits = .of(Output.self)
         return value
     }
+
+    func collect(into leaves: inout PredicateLeaves) { inner.collect(into: &leaves) }
 }
 
 extension PredicateExpressions.Conditional: SQLTranslatable
@@ -302,5 +412,11 @@ where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
         SQLFragment.compose(
             "(CASE WHEN $0 THEN $1 ELSE $2 END)", translator.condition(try test.sql(in: &translator)),
             translator.value(try trueBranch.sql(in: &translator)), translator.value(try falseBranch.sql(in: &translator)), type: Output.self)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        test.collect(into: &leaves)
+        trueBranch.collect(into: &leaves)
+        falseBranch.collect(into: &leaves)
     }
 }

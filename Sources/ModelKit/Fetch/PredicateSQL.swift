@@ -16,14 +16,25 @@ struct PredicateSQL {
     /// unwrapped value.
     private var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
     private var aliases = 0
+    /// The predicate's constants, in the order the translation meets them, and how many it has
+    /// met: each is bound as a placeholder naming it (see ``BindingSource``).
+    private let constants: [LeafConstant]
+    private var constantsTaken = 0
+
+    private init(dialect: SQLDialect, constants: [LeafConstant]) {
+        self.dialect = dialect
+        self.constants = constants
+    }
 
     /// The `WHERE` condition for `predicate`. Columns of the model's own row are qualified by
-    /// its table name, so that subqueries over related rows can refer to them.
+    /// its table name, so that subqueries over related rows can refer to them. Translations are
+    /// kept per entity by predicate shape (see ``PredicateLeaves``): a predicate of a shape met
+    /// before costs a walk of its tree, not a translation.
     /// - Throws: ``Untranslatable`` naming the first node that has no SQL translation.
     static func condition<T: PersistentModel>(
         for predicate: Predicate<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite
     ) throws -> SQLFragment {
-        try condition(for: predicate, input: .row(of: entity, qualifier: entity.sql.table), dialect: dialect)
+        try condition(for: predicate, input: { .row(of: entity, qualifier: entity.sql.table) }, dialect: dialect, cache: entity.translations)
     }
 
     /// The `WHERE` condition for `predicate` over a table that is not a model's (the history's),
@@ -33,16 +44,34 @@ struct PredicateSQL {
     ) throws -> SQLFragment {
         var input = SQLFragment("")
         input.reference = .record(columns)
-        return try condition(for: predicate, input: input, dialect: dialect)
+        return try condition(for: predicate, input: { input }, dialect: dialect, cache: nil)
     }
 
-    private static func condition<T>(for predicate: Predicate<T>, input: SQLFragment, dialect: SQLDialect) throws -> SQLFragment {
-        var translator = PredicateSQL(dialect: dialect)
-        translator.variables[predicate.variable.key] = input
+    private static func condition<T>(
+        for predicate: Predicate<T>, input: () -> SQLFragment, dialect: SQLDialect, cache: TranslationCache?
+    ) throws -> SQLFragment {
         guard let expression = predicate.expression as? any SQLTranslatable else {
             throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
         }
-        return translator.condition(try expression.sql(in: &translator))
+        var leaves = PredicateLeaves()
+        leaves.variable(predicate.variable.key)
+        expression.collect(into: &leaves)
+        let key = TranslationCache.Key(
+            expression: ObjectIdentifier(type(of: predicate.expression)), dialect: dialect, keyPaths: leaves.keyPaths, shape: leaves.shape)
+        if let cached = cache?[key] { return try cached.fragment(with: leaves.constants) }
+        let recorded = try RecordedTranslation {
+            var translator = PredicateSQL(dialect: dialect, constants: leaves.constants)
+            translator.variables[predicate.variable.key] = input()
+            return translator.condition(try expression.sql(in: &translator))
+        }
+        cache?.store(recorded, for: key)
+        return try recorded.fragment(with: leaves.constants)
+    }
+
+    /// The next constant the translation meets, with its number.
+    mutating func takeConstant() -> (index: Int, constant: LeafConstant) {
+        defer { constantsTaken += 1 }
+        return (constantsTaken, constants[constantsTaken])
     }
 
     /// `fragment` where a condition is expected (`WHERE`, `AND`, `NOT`, `CASE WHEN`). A stored
@@ -169,7 +198,7 @@ struct PredicateSQL {
 }
 
 /// A predicate node, or a value, that has no SQL translation.
-struct Untranslatable: Error, CustomStringConvertible {
+struct Untranslatable: Error, CustomStringConvertible, Sendable {
     let node: String
 
     init(_ node: Any) {

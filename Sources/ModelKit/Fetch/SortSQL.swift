@@ -9,6 +9,7 @@ import Foundation
 /// Swift instead.
 struct SortSQL {
     static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> String? {
+        guard !descriptors.isEmpty else { return byPrimaryKey }
         var terms: [String] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
@@ -21,4 +22,7 @@ struct SortSQL {
         terms.append("\(TableSQL.quotedPrimaryKey) ASC")
         return " ORDER BY " + terms.joined(separator: ", ")
     }
+
+    /// The order of a fetch without sort descriptors.
+    private static let byPrimaryKey = " ORDER BY \(TableSQL.quotedPrimaryKey) ASC"
 }

@@ -25,6 +25,8 @@ extension Schema {
         let orderedRelationships: [RelationshipInfo]
         /// How SQLite treats each property's stored form, in property order.
         let storageTraits: [StorageTraits]
+        /// Predicates on the entity, translated, by shape.
+        let translations = TranslationCache()
         /// What rows hold for the `.ephemeral` properties, which have no column: their default
         /// values, by index. Nil when the entity has none.
         let ephemeralValues: [Int: SQLValue]?
