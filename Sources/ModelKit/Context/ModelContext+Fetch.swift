@@ -27,23 +27,65 @@ extension ModelContext {
         var models = try rows(of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true))
         if plan.isCompleteInSQL && !pending { return models }
 
-        if pending {
-            models.removeAll { $0._$modelKit.isDeleted }
-            let found = Set(models.map(ObjectIdentifier.init))
-            models += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
-        }
-        if let predicate = descriptor.predicate {
-            // SQLite judged stored values; models changed in memory are judged again here.
-            models = try models.filter { model in
-                try (plan.filtersInSQL && !model.hasChanges) || predicate.evaluate(model)
+        if pending && plan.isCompleteInSQL {
+            models = try merged(models, withPendingOf: descriptor)
+        } else {
+            if pending {
+                models.removeAll { $0._$modelKit.isDeleted }
+                let found = Set(models.map(ObjectIdentifier.init))
+                models += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
             }
-        }
-        if pending || plan.orderBy == nil {
-            models = stableSorted(models, using: descriptor.sortBy)
+            if let predicate = descriptor.predicate {
+                // SQLite judged stored values; models changed in memory are judged again here.
+                models = try models.filter { model in
+                    try (plan.filtersInSQL && !model.hasChanges) || predicate.evaluate(model)
+                }
+            }
+            if pending || plan.orderBy == nil {
+                models = stableSorted(models, using: descriptor.sortBy)
+            }
         }
         let start = min(descriptor.fetchOffset ?? 0, models.count)
         let end = descriptor.fetchLimit.map { start + min($0, models.count - start) } ?? models.count
         return Array(models[start..<end])
+    }
+
+    /// Stored rows that SQLite filtered and ordered, with the unsaved changes of their type taken
+    /// in: deleted models leave, and changed and inserted models are judged in Swift and merged
+    /// into place, so only they are sorted (stored rows first among equals). Without sort
+    /// descriptors the rows keep their order, and new models follow.
+    private func merged<T: PersistentModel>(_ rows: [T], withPendingOf descriptor: FetchDescriptor<T>) throws -> [T] {
+        var ordered: [T] = []
+        var loose: [T] = []
+        ordered.reserveCapacity(rows.count)
+        let keepsOrder = descriptor.sortBy.isEmpty
+        for model in rows where !model._$modelKit.isDeleted {
+            if model.hasChanges && !keepsOrder { loose.append(model) } else { ordered.append(model) }
+        }
+        let found = Set(rows.map(ObjectIdentifier.init))
+        loose += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
+        if let predicate = descriptor.predicate {
+            // SQLite judged stored values; models changed in memory are judged again here.
+            ordered = try ordered.filter { try !$0.hasChanges || predicate.evaluate($0) }
+            loose = try loose.filter { try predicate.evaluate($0) }
+        }
+        guard !keepsOrder else { return ordered + loose }
+        // Each loose model goes before the first stored row it sorts ahead of, found by binary
+        // search from where the previous one went: a few comparisons per unsaved model.
+        var result: [T] = []
+        result.reserveCapacity(ordered.count + loose.count)
+        var taken = 0
+        for candidate in stableSorted(loose, using: descriptor.sortBy) {
+            var (low, high) = (taken, ordered.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if compare(candidate, ordered[middle], using: descriptor.sortBy) == .orderedAscending { high = middle } else { low = middle + 1 }
+            }
+            result += ordered[taken..<low]
+            result.append(candidate)
+            taken = low
+        }
+        return result + ordered[taken...]
     }
 
     /// The stored rows a fetch that sees unsaved changes starts from. With a limit, and an order
@@ -251,15 +293,22 @@ extension ModelContext {
 
     /// Sorts by the descriptors, keeping the given order among equals.
     private func stableSorted<T: PersistentModel>(_ models: [T], using descriptors: [SortDescriptor<T>]) -> [T] {
-        models.enumerated().sorted { lhs, rhs in
-            for descriptor in descriptors {
-                switch descriptor.compare(lhs.element, rhs.element) {
-                case .orderedAscending: return true
-                case .orderedDescending: return false
-                case .orderedSame: continue
-                }
+        guard !descriptors.isEmpty else { return models }
+        return models.enumerated().sorted { lhs, rhs in
+            switch compare(lhs.element, rhs.element, using: descriptors) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs.offset < rhs.offset
             }
-            return lhs.offset < rhs.offset
         }.map(\.element)
+    }
+
+    /// How two models compare by the descriptors, the first that tells them apart.
+    private func compare<T: PersistentModel>(_ lhs: T, _ rhs: T, using descriptors: [SortDescriptor<T>]) -> ComparisonResult {
+        for descriptor in descriptors {
+            let result = descriptor.compare(lhs, rhs)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
     }
 }
