@@ -299,9 +299,9 @@ extension ModelContext {
     ) throws -> Bool {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
-        let entity = try entity(for: type(of: model))
+        let entity = try storage.entity ?? entity(for: type(of: model))
         let changed = storage.changedColumns.sorted
-        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.map { entity.properties[$0].name })
+        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.lazy.map { entity.properties[$0].name })
         let columns = changed.filter { entity.properties[$0].isStoredInTable }
         guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
         if columns.contains(where: entity.externalColumns.contains) {

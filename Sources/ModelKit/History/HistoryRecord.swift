@@ -57,7 +57,7 @@ struct HistoryRecord {
         run = (tag, index, rowID, 1)
     }
 
-    mutating func update(entity: String, rowID: Int64, attributes: [String]) {
+    mutating func update(entity: String, rowID: Int64, attributes: some Collection<String>) {
         flushRun()
         body.append(Tag.update.rawValue)
         appendVarint(name(entity))
@@ -168,6 +168,9 @@ struct HistoryRecord {
     // MARK: Encoding helpers
 
     private mutating func name(_ text: String) -> UInt64 {
+        // A save names the same few entities and properties over and over, as the same strings:
+        // comparing them with the first names met is cheaper than hashing.
+        for (index, name) in nameList.prefix(8).enumerated() where name == text { return UInt64(index) }
         if let index = names[text] { return index }
         let index = UInt64(nameList.count)
         names[text] = index

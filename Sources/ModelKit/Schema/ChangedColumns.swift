@@ -21,6 +21,13 @@ struct ChangedColumns: Hashable {
 
     /// The changed columns, in ascending order.
     var sorted: [Int] {
-        (0..<64).filter { bits & (1 << UInt64($0)) != 0 } + beyond64.sorted()
+        var columns: [Int] = []
+        columns.reserveCapacity(bits.nonzeroBitCount + beyond64.count)
+        var rest = bits
+        while rest != 0 {
+            columns.append(rest.trailingZeroBitCount)
+            rest &= rest - 1
+        }
+        return beyond64.isEmpty ? columns : columns + beyond64.sorted()
     }
 }
