@@ -2,40 +2,37 @@
 /// Reading ``models`` is free (the array itself); removing is linear, and rare.
 struct PendingModels {
     private(set) var models: [any PersistentModel] = []
-    private var positions: [ObjectIdentifier: Int] = [:]
+    /// The models' identities, for membership: 8 bytes a model.
+    private var members: Set<ObjectIdentifier> = []
 
     var isEmpty: Bool { models.isEmpty }
 
     func contains(_ model: some PersistentModel) -> Bool {
-        positions[ObjectIdentifier(model)] != nil
+        members.contains(ObjectIdentifier(model))
     }
 
     mutating func add(_ model: some PersistentModel) {
-        let id = ObjectIdentifier(model)
-        guard positions[id] == nil else { return }
-        positions[id] = models.count
+        guard members.insert(ObjectIdentifier(model)).inserted else { return }
         models.append(model)
     }
 
     @discardableResult
     mutating func remove(_ model: some PersistentModel) -> Bool {
-        guard let position = positions.removeValue(forKey: ObjectIdentifier(model)) else { return false }
+        guard members.remove(ObjectIdentifier(model)) != nil, let position = models.firstIndex(where: { $0 === model }) else { return false }
         models.remove(at: position)
-        for index in position..<models.count { positions[ObjectIdentifier(models[index])] = index }
         return true
     }
 
     /// Removes `removed`, in one pass.
     mutating func remove(_ removed: [any PersistentModel]) {
         guard !removed.isEmpty else { return }
-        let gone = Set(removed.map { ObjectIdentifier($0) })
-        models.removeAll { gone.contains(ObjectIdentifier($0)) }
-        positions = Dictionary(uniqueKeysWithValues: models.enumerated().map { (ObjectIdentifier($1), $0) })
+        for model in removed { members.remove(ObjectIdentifier(model)) }
+        models.removeAll { !members.contains(ObjectIdentifier($0)) }
     }
 
     mutating func removeAll() {
         models.removeAll()
-        positions.removeAll()
+        members.removeAll()
     }
 }
 
