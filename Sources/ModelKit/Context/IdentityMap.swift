@@ -74,6 +74,8 @@ private struct EntityTable {
     private var keys = [Int64](repeating: empty, count: 64)
     private var models = [AnyObject?](repeating: nil, count: 64)
     private var count = 0
+    /// 64 minus the bits of the capacity: a key's home is the top bits of its Fibonacci hash.
+    private var shift = 64 - 6
 
     init(entity: ObjectIdentifier) {
         self.entity = entity
@@ -149,7 +151,7 @@ private struct EntityTable {
     }
 
     private func home(_ rowID: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: rowID) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (keys.count - 1)
+        Int(truncatingIfNeeded: (UInt64(bitPattern: rowID) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
     }
 
     private func next(_ slot: Int) -> Int { (slot + 1) & (keys.count - 1) }
@@ -162,6 +164,7 @@ private struct EntityTable {
         var oldModels = models
         keys = [Int64](repeating: Self.empty, count: capacity)
         models = [AnyObject?](repeating: nil, count: capacity)
+        shift = 64 - capacity.trailingZeroBitCount
         for slot in oldKeys.indices where oldKeys[slot] != Self.empty {
             var target = home(oldKeys[slot])
             while keys[target] != Self.empty { target = next(target) }
