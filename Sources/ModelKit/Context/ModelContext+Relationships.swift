@@ -61,10 +61,15 @@ extension ModelContext {
         guard !entities.isEmpty else { return }
         var loaded = Set<ObjectIdentifier>()
         for entity in entities {
+            // Which of the entity's relationships some model loaded: stop looking once all have been.
+            var unseen = entity.orderedRelationships
             forEachModel(of: entity) { model in
-                let storage = model._$modelKit
-                for relationship in entity.orderedRelationships where storage.faults?[relationship.column] == nil {
+                guard !unseen.isEmpty else { return }
+                let faults = model._$modelKit.faults
+                unseen.removeAll { relationship in
+                    guard faults?[relationship.column] == nil else { return false }
                     loaded.insert(ObjectIdentifier(relationship))
+                    return true
                 }
             }
         }
@@ -105,7 +110,8 @@ extension ModelContext {
         }
         // Emptied first, then marked: writing a relationship with a fault would load it.
         storage.loading { relationship.access.assign(model, []) }
-        storage.faults = (storage.faults ?? [:]).merging([relationship.column: fault]) { _, new in new }
+        if storage.faults == nil { storage.faults = [:] }
+        storage.faults?[relationship.column] = fault
     }
 
     /// The models `model` relates to through loaded relationships, without loading faults.
