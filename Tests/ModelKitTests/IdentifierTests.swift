@@ -19,6 +19,24 @@ import Testing
         #expect((reopened.model(for: decoded) as? TodoItem) === fetched)
     }
 
+    @Test func anUnsavedModelKeepsItsTemporaryIdentifierThroughAFailedSave() throws {
+        let container = try inMemoryContainer(for: TodoItem.self)
+        let context = ModelContext(container)
+        let stored = TodoItem(title: "stored")
+        context.insert(stored)
+        try context.save()
+        try ModelContext(container).delete(model: TodoItem.self)
+
+        let new = TodoItem(title: "new")
+        context.insert(new)
+        let temporary = new.persistentModelID
+        stored.title = "changed after its row was deleted"
+        #expect(throws: (any Error).self) { try context.save() }
+        #expect(new.persistentModelID == temporary)
+        #expect(new.persistentModelID.isTemporary)
+        #expect(context.registeredModel(for: temporary) as TodoItem? === new)
+    }
+
     @Test func anIdentifierOfAnotherStoreMatchesNothing() throws {
         let one = ModelContext(try TemporaryStore().container(for: TodoItem.self))
         let other = ModelContext(try inMemoryContainer(for: TodoItem.self))

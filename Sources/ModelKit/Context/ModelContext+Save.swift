@@ -94,6 +94,7 @@ extension ModelContext {
         let changedModels = batch.changed
         let deletedModels = batch.deleted.filter { $0._$modelKit.rowID != nil }
         var log = SaveLog(history: store.recordsHistory ? HistoryRecord() : nil)
+        let temporaryIDs = insertedModels.map(\._$modelKit.drawnTemporaryID)
         do {
             try store.write(trace: statementTrace) { connection in
                 let committed = try connection.transaction {
@@ -133,7 +134,7 @@ extension ModelContext {
             }
         } catch {
             store.externalFiles?.remove(log.writtenFiles)
-            for model in insertedModels { model._$modelKit.rowID = nil }
+            for (model, temporaryID) in zip(insertedModels, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
             if let error = error as? SQLiteError { throw store.error(for: error) }
             throw error
         }

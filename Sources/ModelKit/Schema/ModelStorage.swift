@@ -9,40 +9,90 @@ private let temporaryIDs = Atomic<UInt64>(0)
 /// ``mutate(_:keyPath:column:_:)``, which report reads and writes to Observation and record changed
 /// columns for the next save.
 public final class ModelStorage {
-    // Kept to 84 bytes, one 96-byte allocation per model: rarely used state lives in `extras`.
+    // 81 bytes, one 96-byte allocation per model: flags in one byte, and one field for the primary
+    // key or the temporary identifier.
 
     /// Made on first use: models that are fetched but never read skip the allocation.
     lazy var registrar = ObservationRegistrar()
     /// The model's entity, once a context has it: naming it from the type is slow.
     var entity: Schema.Entity?
     private var handle: ContextHandle?
-    /// The primary key, or ``noRow``.
-    private var key = ModelStorage.noRow
+    /// The row's primary key when ``Flags/hasRow`` is set; otherwise the number of the temporary
+    /// identifier, 0 until one is drawn.
+    private var key: Int64 = 0
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
     var changedColumns = ChangedColumns()
     private var store: StoreIdentity?
-    private var extras: Extras?
-    var isInserted = false
-    var isDeleted = false
+    /// Relationships not loaded yet, by property index: they load on first read.
+    var faults: [Int: Fault]?
+    private var flags: Flags = []
+
+    private struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let hasRow = Flags(rawValue: 1)
+        static let isInserted = Flags(rawValue: 2)
+        static let isDeleted = Flags(rawValue: 4)
+        static let isLoading = Flags(rawValue: 8)
+        static let isMaintainingInverse = Flags(rawValue: 16)
+    }
+
+    private func flag(_ flag: Flags) -> Bool { flags.contains(flag) }
+
+    private func setFlag(_ flag: Flags, _ isOn: Bool) {
+        if isOn { flags.insert(flag) } else { flags.remove(flag) }
+    }
+
+    var isInserted: Bool {
+        get { flag(.isInserted) }
+        set { setFlag(.isInserted, newValue) }
+    }
+
+    var isDeleted: Bool {
+        get { flag(.isDeleted) }
+        set { setFlag(.isDeleted, newValue) }
+    }
+
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
-    var isLoading = false
+    var isLoading: Bool {
+        get { flag(.isLoading) }
+        set { setFlag(.isLoading, newValue) }
+    }
+
     /// Set while the model's own relationship change updates the inverse side of its targets:
     /// their updates need not link back to it, since it already holds them.
-    var isMaintainingInverse = false
-
-    /// No store makes this key.
-    private static let noRow = Int64.min
-
-    /// State most models never need: made on first use.
-    private final class Extras {
-        var faults: [Int: Fault]?
-        var temporaryID: UInt64 = 0
+    var isMaintainingInverse: Bool {
+        get { flag(.isMaintainingInverse) }
+        set { setFlag(.isMaintainingInverse, newValue) }
     }
 
     /// The model's row's primary key, once it has one.
     var rowID: Int64? {
-        get { key == Self.noRow ? nil : key }
-        set { key = newValue ?? Self.noRow }
+        get { flag(.hasRow) ? key : nil }
+        set {
+            if let newValue {
+                key = newValue
+            } else if flag(.hasRow) {
+                key = 0
+            }
+            setFlag(.hasRow, newValue != nil)
+        }
+    }
+
+    /// The number of an unsaved model's temporary identifier, drawn on first use: models loaded
+    /// from the store never need one.
+    var temporaryID: UInt64 {
+        if !flag(.hasRow), key == 0 { key = Int64(bitPattern: temporaryIDs.add(1, ordering: .relaxed).newValue) }
+        return UInt64(bitPattern: key)
+    }
+
+    /// The temporary identifier's number if one was drawn (0 if not), to give back with
+    /// ``unsave(temporaryID:)`` if a save that gives the model a row fails.
+    var drawnTemporaryID: UInt64 { flag(.hasRow) ? 0 : UInt64(bitPattern: key) }
+
+    /// Makes the model unsaved again after a failed save, with the temporary identifier it had.
+    func unsave(temporaryID: UInt64) {
+        setFlag(.hasRow, false)
+        key = Int64(bitPattern: temporaryID)
     }
 
     /// The identifier of the store the model's row is in.
@@ -54,24 +104,6 @@ public final class ModelStorage {
     /// Sets the store the row is in, sharing the store's identity object.
     func setStore(_ identity: StoreIdentity) {
         store = identity
-    }
-
-    /// Relationships not loaded yet, by property index: they load on first read.
-    var faults: [Int: Fault]? {
-        get { extras?.faults }
-        _modify {
-            if extras == nil { extras = Extras() }
-            yield &extras!.faults
-        }
-    }
-
-    /// The number of an unsaved model's temporary identifier, drawn on first use: models loaded
-    /// from the store never need one.
-    var temporaryID: UInt64 {
-        let extras = self.extras ?? Extras()
-        self.extras = extras
-        if extras.temporaryID == 0 { extras.temporaryID = temporaryIDs.add(1, ordering: .relaxed).newValue }
-        return extras.temporaryID
     }
 
     /// The context the model is registered in, if any.
