@@ -105,8 +105,10 @@ enum RelationshipSQL {
                 + "WHERE \"j\".\(ownerColumn.quotedIdentifier) IN \(list(count)) ORDER BY \"t\".\(pk)"
         default:
             let foreignKey = target.sql.columns[relationship.inverse!.column]
+            // By owner, then key: the order the key column's index gives, so nothing is sorted, and
+            // each owner's targets still come in key order.
             return "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.table) "
-                + "WHERE \(foreignKey) IN \(list(count)) ORDER BY \(pk)"
+                + "WHERE \(foreignKey) IN \(list(count)) ORDER BY \(foreignKey), \(pk)"
         }
     }
 
