@@ -22,6 +22,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let encodings = properties.enumerated()
             .map { "case \($0.offset): try SQLValue._encode(_\($0.element.name))" }
             + ["default: preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")"]
+        // Relationship access: a case for each property that may be a relationship; the overloads
+        // of the called functions, picked from the property's type, make the others do nothing.
+        let related = properties.enumerated().filter { !$0.element.isPlainValue }
+        let reads = related.map { "case \($0.offset): _modelKitRelationshipModels(self.\($0.element.name))" } + ["default: []"]
+        let tests = related.map { "case \($0.offset): _modelKitRelationshipHolds(self.\($0.element.name), model)" } + ["default: false"]
+        let writes = related.map { index, property in
+            "case \(index): if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _\(property.name))) { self.\(property.name) = value }"
+        } + ["default: break"]
         let metadata = properties.map { property in
             var arguments = "name: \"\(property.name)\", keyPath: \\\(typeName).\(property.name)"
             if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
@@ -42,6 +50,28 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             public func _modelKitValue(at column: Int) throws -> SQLValue {
                 switch column {
             \(raw: encodings.joined(separator: "\n"))
+                }
+            }
+            """,
+            "public static var _modelKitGeneratesRelationshipAccess: Bool { true }",
+            """
+            public func _modelKitModels(at column: Int) -> [any PersistentModel] {
+                switch column {
+            \(raw: reads.joined(separator: "\n"))
+                }
+            }
+            """,
+            """
+            public func _modelKitHolds(_ model: AnyObject, at column: Int) -> Bool {
+                switch column {
+            \(raw: tests.joined(separator: "\n"))
+                }
+            }
+            """,
+            """
+            public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {
+                switch column {
+            \(raw: writes.joined(separator: "\n"))
                 }
             }
             """,

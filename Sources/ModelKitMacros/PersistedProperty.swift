@@ -4,6 +4,21 @@ import SwiftSyntax
 struct PersistedProperty {
     let name: String
     let type: TypeSyntax
+
+    /// The standard types a property of which cannot be a relationship, optional or in an array.
+    private static let plainTypes: Set<String> = [
+        "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float",
+        "String", "Date", "Data", "UUID", "URL", "Decimal",
+    ]
+
+    /// Whether the property's type is plainly not a relationship: a standard value type, or an
+    /// optional or array of one.
+    var isPlainValue: Bool {
+        var name = type.trimmedDescription
+        if name.hasSuffix("?") { name.removeLast() }
+        if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        return Self.plainTypes.contains(name)
+    }
     let defaultValue: ExprSyntax?
     /// The arguments of the property's `@Attribute(…)`, if it has one.
     let attributeArguments: LabeledExprListSyntax?

@@ -106,6 +106,31 @@ import Testing
                         }
                     }
 
+                    public static var _modelKitGeneratesRelationshipAccess: Bool {
+                        true
+                    }
+
+                    public func _modelKitModels(at column: Int) -> [any PersistentModel] {
+                        switch column {
+                        default:
+                            []
+                        }
+                    }
+
+                    public func _modelKitHolds(_ model: AnyObject, at column: Int) -> Bool {
+                        switch column {
+                        default:
+                            false
+                        }
+                    }
+
+                    public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {
+                        switch column {
+                        default:
+                            break
+                        }
+                    }
+
                     public static var schemaMetadata: [Schema.PropertyMetadata] {
                         [
                             Schema.PropertyMetadata(name: "title", keyPath: \\Item.title),
@@ -118,6 +143,29 @@ import Testing
                 extension Item: PersistentModel {
                 }
                 """)
+    }
+
+    @Test func relationshipPropertiesGetCasesInTheGeneratedAccessorsAndPlainValuesDoNot() {
+        let result = expand(
+            """
+            @Model
+            final class Note {
+                var title: String
+                var folder: Folder?
+                var tags: [Tag] = []
+                init(title: String) { self.title = title }
+            }
+            """, with: macros)
+        #expect(result.diagnostics.isEmpty)
+        for line in [
+            "case 1:\n            _modelKitRelationshipModels(self.folder)",
+            "case 2:\n            _modelKitRelationshipHolds(self.tags, model)",
+            "if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _folder)) {",
+            "self.tags = value",
+        ] {
+            #expect(result.source.contains(line), "\(line)")
+        }
+        #expect(!result.source.contains("_modelKitRelationshipModels(self.title)"))
     }
 
     @Test(arguments: [

@@ -12,7 +12,9 @@
 /// Every stored `var` persists unless marked ``Transient()``; computed properties do not. Persisted
 /// properties need a type annotation unless their default is a literal. The class keeps its own
 /// initializers, and becomes `Observable`.
-@attached(member, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata))
+@attached(
+    member, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
+    named(_modelKitGeneratesRelationshipAccess), named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacro")

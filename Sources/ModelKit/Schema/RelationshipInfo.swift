@@ -23,6 +23,16 @@ struct RelationshipAccess: @unchecked Sendable {
         }
     }
 
+    /// The access of the relationship property at `column` of `Model`, through the accessors
+    /// ``Model()`` generated, which read and write the property without key paths.
+    static func generated<Model: PersistentModel>(_: Model.Type, column: Int, placeholder: Any) -> RelationshipAccess {
+        RelationshipAccess(
+            read: { ($0 as! Model)._modelKitModels(at: column) },
+            holds: { ($0 as! Model)._modelKitHolds($1, at: column) },
+            assign: { ($0 as! Model)._modelKitSet($1, at: column) },
+            placeholder: placeholder)
+    }
+
     private init(
         read: @escaping (AnyObject) -> [any PersistentModel], holds: @escaping (AnyObject, AnyObject) -> Bool,
         assign: @escaping (AnyObject, [any PersistentModel]) -> Void, placeholder: Any

@@ -67,7 +67,13 @@ extension Schema {
             columns = properties.compactMap(\.column)
             var relationships: [Int: RelationshipInfo] = [:]
             for (index, property) in properties.enumerated() {
-                guard let shape = property.relationshipShape, let access = property.relationshipAccess else { continue }
+                guard let shape = property.relationshipShape, var access = property.relationshipAccess else { continue }
+                if type._modelKitGeneratesRelationshipAccess {
+                    func generated<Model: PersistentModel>(_ model: Model.Type) -> RelationshipAccess {
+                        .generated(model, column: index, placeholder: access.placeholder)
+                    }
+                    access = generated(type)
+                }
                 relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
             }
             self.relationshipsByColumn = relationships
