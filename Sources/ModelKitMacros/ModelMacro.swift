@@ -24,9 +24,14 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             + ["default: preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")"]
         // Relationship access: a case for each property that may be a relationship; the overloads
         // of the called functions, picked from the property's type, make the others do nothing.
+        // Reads load a fault first, and skip Observation: they are the engine's, not the app's.
         let related = properties.enumerated().filter { !$0.element.isPlainValue }
-        let reads = related.map { "case \($0.offset): _modelKitRelationshipModels(self.\($0.element.name))" } + ["default: []"]
-        let tests = related.map { "case \($0.offset): _modelKitRelationshipHolds(self.\($0.element.name), model)" } + ["default: false"]
+        let reads = related.map { index, property in
+            "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipModels(_\(property.name))"
+        } + ["default: return []"]
+        let tests = related.map { index, property in
+            "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipHolds(_\(property.name), model)"
+        } + ["default: return false"]
         let writes = related.map { index, property in
             "case \(index): if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _\(property.name))) { self.\(property.name) = value }"
         } + ["default: break"]

@@ -113,14 +113,14 @@ import Testing
                     public func _modelKitModels(at column: Int) -> [any PersistentModel] {
                         switch column {
                         default:
-                            []
+                            return []
                         }
                     }
 
                     public func _modelKitHolds(_ model: AnyObject, at column: Int) -> Bool {
                         switch column {
                         default:
-                            false
+                            return false
                         }
                     }
 
@@ -158,14 +158,14 @@ import Testing
             """, with: macros)
         #expect(result.diagnostics.isEmpty)
         for line in [
-            "case 1:\n            _modelKitRelationshipModels(self.folder)",
-            "case 2:\n            _modelKitRelationshipHolds(self.tags, model)",
+            "_$modelKit._loadFault(of: self, at: 1)\n            return _modelKitRelationshipModels(_folder)",
+            "_$modelKit._loadFault(of: self, at: 2)\n            return _modelKitRelationshipHolds(_tags, model)",
             "if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _folder)) {",
             "self.tags = value",
         ] {
             #expect(result.source.contains(line), "\(line)")
         }
-        #expect(!result.source.contains("_modelKitRelationshipModels(self.title)"))
+        #expect(!result.source.contains("_modelKitRelationshipModels(_title)"))
     }
 
     @Test(arguments: [

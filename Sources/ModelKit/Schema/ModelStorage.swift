@@ -12,8 +12,9 @@ public final class ModelStorage {
     // 81 bytes, one 96-byte allocation per model: flags in one byte, and one field for the primary
     // key or the temporary identifier.
 
-    /// Made on first use: models that are fetched but never read skip the allocation.
-    lazy var registrar = ObservationRegistrar()
+    /// Made on the first read through a property: models that are fetched but never read skip
+    /// the allocation, and writes to a model nobody read have nobody to tell.
+    private var observation: ObservationRegistrar?
     /// The model's entity, once a context has it: naming it from the type is slow.
     var entity: Schema.Entity?
     private var handle: ContextHandle?
@@ -137,18 +138,32 @@ public final class ModelStorage {
         if faults != nil { resolveFault(model, column: column) }
     }
 
+    /// The model's Observation registrar, made now if it does not exist.
+    private var registrar: ObservationRegistrar {
+        if let observation { return observation }
+        let made = ObservationRegistrar()
+        observation = made
+        return made
+    }
+
+    /// Loads the relationship at `column` if it is not loaded yet, without reporting a read to
+    /// Observation: for the relationship accessors ``Model()`` generates, which the engine uses.
+    public func _loadFault<Model: PersistentModel>(of model: Model, at column: Int) {
+        if faults != nil { resolveFault(model, column: column) }
+    }
+
     /// Performs a write of `keyPath`, reporting it to Observation and to the model's context. When
     /// the property is a relationship with an inverse, the other side follows, in memory.
     public func mutate<Model: PersistentModel, Value>(
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Void
     ) {
         guard !isLoading else {
-            registrar.withMutation(of: model, keyPath: keyPath, write)
+            withMutation(of: model, keyPath: keyPath, write)
             return
         }
         let relationship = self.relationship(of: Model.self, at: column).flatMap { $0.inverse == nil ? nil : $0 }
         let before = relationship?.access.read(model)
-        registrar.withMutation(of: model, keyPath: keyPath, write)
+        withMutation(of: model, keyPath: keyPath, write)
         changedColumns.insert(column)
         context?.modelDidChange(model)
         if let relationship, let before {
@@ -162,6 +177,13 @@ public final class ModelStorage {
         let entity = self.entity ?? Schema.standaloneEntity(for: type)
         guard !entity.relationshipsByColumn.isEmpty else { return nil }
         return entity.relationshipsByColumn[column]
+    }
+
+    /// Runs `write`, telling Observation's observers if the model has any: observing a model
+    /// starts with a read, which makes the registrar.
+    private func withMutation<Model: PersistentModel, Value>(of model: Model, keyPath: KeyPath<Model, Value>, _ write: () -> Void) {
+        guard let observation else { return write() }
+        observation.withMutation(of: model, keyPath: keyPath, write)
     }
 
     /// Removes and returns the fault of the relationship at `column`, which is about to be loaded.
