@@ -4,38 +4,38 @@
 /// type, so the generated accessors convert without key paths or dynamic casts. Not for direct use.
 
 /// The models a property's value holds: none for a value that is not a relationship.
-public func _modelKitRelationshipModels<Value>(_ value: Value) -> [any PersistentModel] { [] }
+@inlinable public func _modelKitRelationshipModels<Value>(_ value: Value) -> [any PersistentModel] { [] }
 
 /// A required to-one holds its target.
-public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: Target) -> [any PersistentModel] { [value] }
+@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: Target) -> [any PersistentModel] { [value] }
 
 /// An optional to-one holds its target, if any.
-public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: Target?) -> [any PersistentModel] { value.map { [$0] } ?? [] }
+@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: Target?) -> [any PersistentModel] { value.map { [$0] } ?? [] }
 
 /// A to-many holds its elements.
-public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]) -> [any PersistentModel] { value }
+@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]) -> [any PersistentModel] { value }
 
 /// Whether a property's value holds `model`: never for a value that is not a relationship.
-public func _modelKitRelationshipHolds<Value>(_ value: Value, _ model: AnyObject) -> Bool { false }
+@inlinable public func _modelKitRelationshipHolds<Value>(_ value: Value, _ model: AnyObject) -> Bool { false }
 
-public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: Target, _ model: AnyObject) -> Bool { value === model }
+@inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: Target, _ model: AnyObject) -> Bool { value === model }
 
-public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: Target?, _ model: AnyObject) -> Bool { value.map { $0 === model } ?? false }
+@inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: Target?, _ model: AnyObject) -> Bool { value.map { $0 === model } ?? false }
 
-public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: [Target], _ model: AnyObject) -> Bool { value.contains { $0 === model } }
+@inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: [Target], _ model: AnyObject) -> Bool { value.contains { $0 === model } }
 
 /// The value of a property of type `type` that holds `models`; nil when there is none to set:
 /// the property is not a relationship, or it is a required to-one and `models` is empty.
-public func _modelKitRelationshipValue<Value>(holding models: [any PersistentModel], as type: Value.Type) -> Value? { nil }
+@inlinable public func _modelKitRelationshipValue<Value>(holding models: [any PersistentModel], as type: Value.Type) -> Value? { nil }
 
-public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target.Type) -> Target? {
+@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target.Type) -> Target? {
     models.first.map { $0 as! Target }
 }
 
-public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target?.Type) -> Target?? {
+@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target?.Type) -> Target?? {
     .some(models.first.map { $0 as! Target })
 }
 
-public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target].Type) -> [Target]? {
+@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target].Type) -> [Target]? {
     models.map { $0 as! Target }
 }
