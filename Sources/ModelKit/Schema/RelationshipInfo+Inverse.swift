@@ -6,12 +6,24 @@ extension RelationshipInfo {
         let wasMaintaining = storage.isMaintainingInverse
         storage.isMaintainingInverse = true
         defer { storage.isMaintainingInverse = wasMaintaining }
-        for target in before where !after.contains(where: { $0 === target }) {
-            inverse.unlink(model, from: target)
+        if after.count >= before.count, zip(before, after).allSatisfy({ $0 === $1 }) {
+            // Appends, the common change of a to-many: only the new tail needs linking.
+            for target in after[before.count...] { inverse.link(model, to: target) }
+            return
         }
-        for target in after where !before.contains(where: { $0 === target }) {
-            inverse.link(model, to: target)
+        for target in Self.missing(from: after, in: before) { inverse.unlink(model, from: target) }
+        for target in Self.missing(from: before, in: after) { inverse.link(model, to: target) }
+    }
+
+    /// The models of `models` that `others` lacks, in order. Short lists are compared directly;
+    /// long ones through a set, so that appending to a large to-many costs its length, not its
+    /// square.
+    private static func missing(from others: [any PersistentModel], in models: [any PersistentModel]) -> [any PersistentModel] {
+        guard models.count * others.count > 256 else {
+            return models.filter { model in !others.contains { $0 === model } }
         }
+        let present = Set(others.map(ObjectIdentifier.init))
+        return models.filter { !present.contains(ObjectIdentifier($0)) }
     }
 
     /// Makes this relationship, on `owner`, include `model`. Setting it runs the owner's own
