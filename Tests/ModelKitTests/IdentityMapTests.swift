@@ -28,6 +28,18 @@ import Testing
         withExtendedLifetime(keep) {}
     }
 
+    @Test func insertUnlessPresentKeepsTheModelAlreadyThereAndInsertsOtherwise() {
+        let entity = Schema([TodoItem.self]).entities[0]
+        var map = IdentityMap()
+        let first = Object()
+        let second = Object()
+        #expect(map.insertUnlessPresent(first, for: RowKey(entity: entity, rowID: 1)) == nil)
+        #expect(map.insertUnlessPresent(second, for: RowKey(entity: entity, rowID: 1)) === first)
+        #expect(map[RowKey(entity: entity, rowID: 1)] === first)
+        #expect(map.count == 1)
+        withExtendedLifetime([first, second]) {}
+    }
+
     @Test func sweepDropsOnlyModelsNothingElseReferences() {
         let entity = Schema([TodoItem.self]).entities[0]
         var map = IdentityMap()

@@ -42,6 +42,16 @@ struct IdentityMap {
         if count >= sweepAt { sweep() }
     }
 
+    /// Inserts `model` under `key` unless a model is there already, and returns that one: one
+    /// probe of the table either way.
+    mutating func insertUnlessPresent(_ model: AnyObject, for key: RowKey) -> AnyObject? {
+        let index = tableIndex(of: key.entity) ?? addTable(for: key.entity)
+        if let present = tables[index].insertUnlessPresent(model, for: key.rowID) { return present }
+        count += 1
+        if count >= sweepAt { sweep() }
+        return nil
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: RowKey) -> AnyObject? {
         guard let index = tableIndex(of: key.entity), let removed = tables[index].remove(key.rowID) else { return nil }
@@ -98,6 +108,19 @@ private struct EntityTable {
         guard let slot = find(rowID) else { return false }
         models[slot] = model
         return true
+    }
+
+    mutating func insertUnlessPresent(_ model: AnyObject, for rowID: Int64) -> AnyObject? {
+        if (count + 1) * 4 > keys.count * 3 { resize(to: keys.count * 2) }
+        var slot = home(rowID)
+        while keys[slot] != Self.empty {
+            if keys[slot] == rowID { return models[slot] }
+            slot = next(slot)
+        }
+        keys[slot] = rowID
+        models[slot] = model
+        count += 1
+        return nil
     }
 
     mutating func insertNew(_ model: AnyObject, for rowID: Int64) {

@@ -152,8 +152,7 @@ extension ModelContext {
             storage.setStore(store)
             storage.isInserted = false
             storage.changedColumns.removeAll()
-            let key = RowKey(model)
-            if let existing = registered[key] as? any PersistentModel, existing !== model {
+            if let existing = registered.insertUnlessPresent(model, for: RowKey(model)) as? any PersistentModel, existing !== model {
                 // A unique conflict updated a row this context already has: that instance stays
                 // the row's instance, and takes the values just written.
                 do {
@@ -161,8 +160,6 @@ extension ModelContext {
                 } catch {
                     ModelKitDebugLog.log("could not refresh a \(type(of: existing)) after a unique conflict: \(error)")
                 }
-            } else {
-                registered.insert(model, for: key)
             }
         }
         for model in batch.changed { model._$modelKit.changedColumns.removeAll() }
