@@ -21,18 +21,18 @@ struct PostgresStoreTests {
         let database = PostgresTestDatabase()
         let file = try TemporaryStore()
         let shared = PostgresConfiguration(url: database.url, name: "Shared", schema: Schema([TodoItem.self]))
-        let local = ModelConfiguration("Local", schema: Schema([LocalNote.self]), url: file.url)
-        let container = try ModelContainer(for: TodoItem.self, LocalNote.self, configurations: shared, local)
+        let local = ModelConfiguration("Local", schema: Schema([Note.self]), url: file.url)
+        let container = try ModelContainer(for: TodoItem.self, Note.self, configurations: shared, local)
         let context = ModelContext(container)
         context.insert(TodoItem(title: "on the server"))
-        context.insert(LocalNote(text: "on this machine"))
+        context.insert(Note(text: "on this machine"))
         try context.save()
         #expect(try database.rows("SELECT title FROM \"TodoItem\"") == [["on the server"]])
-        #expect(try file.sql("SELECT text FROM LocalNote") == [["on this machine"]])
+        #expect(try file.sql("SELECT text FROM Note") == [["on this machine"]])
         #expect(try file.sql("SELECT name FROM sqlite_master WHERE name = 'TodoItem'").isEmpty)
         let reader = ModelContext(container)
         #expect(try reader.fetch(FetchDescriptor<TodoItem>()).map(\.title) == ["on the server"])
-        #expect(try reader.fetch(FetchDescriptor<LocalNote>()).map(\.text) == ["on this machine"])
+        #expect(try reader.fetch(FetchDescriptor<Note>()).map(\.text) == ["on this machine"])
     }
 
     @Test func modelsRoundTripThroughInsertFetchUpdateAndDelete() throws {

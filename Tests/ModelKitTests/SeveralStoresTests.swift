@@ -3,11 +3,6 @@ import Synchronization
 import Testing
 @testable import ModelKit
 
-@Model final class LocalNote {
-    var text: String
-    init(text: String) { self.text = text }
-}
-
 @Model final class CachedReading {
     var sensor: String
     var value: Double
@@ -15,18 +10,6 @@ import Testing
         self.sensor = sensor
         self.value = value
     }
-}
-
-@Model final class Playlist {
-    var name: String
-    @Relationship(deleteRule: .cascade, inverse: \Song.playlist) var songs: [Song] = []
-    init(name: String) { self.name = name }
-}
-
-@Model final class Song {
-    var title: String
-    var playlist: Playlist?
-    init(title: String) { self.title = title }
 }
 
 /// Containers of several configurations, as SwiftData users write them: each configuration's
@@ -41,9 +24,9 @@ import Testing
         deinit { try? FileManager.default.removeItem(at: directory) }
 
         func container(cacheAllowsSave: Bool = true) throws -> ModelContainer {
-            let notes = ModelConfiguration("Notes", schema: Schema([LocalNote.self]), url: notes)
+            let notes = ModelConfiguration("Notes", schema: Schema([Note.self]), url: notes)
             let cache = ModelConfiguration("Cache", schema: Schema([CachedReading.self]), url: cache, allowsSave: cacheAllowsSave)
-            return try ModelContainer(for: LocalNote.self, CachedReading.self, configurations: notes, cache)
+            return try ModelContainer(for: Note.self, CachedReading.self, configurations: notes, cache)
         }
 
         /// The tables of a store file, read outside ModelKit.
@@ -62,17 +45,17 @@ import Testing
             let container = try files.container()
             #expect(container.configurations.count == 2)
             let context = ModelContext(container)
-            context.insert(LocalNote(text: "buy milk"))
+            context.insert(Note(text: "buy milk"))
             context.insert(CachedReading(sensor: "t1", value: 21.5))
             try context.save()
         }
-        #expect(try files.tables(of: files.notes) == ["LocalNote"])
+        #expect(try files.tables(of: files.notes) == ["Note"])
         #expect(try files.tables(of: files.cache) == ["CachedReading"])
-        #expect(try files.count("LocalNote", in: files.notes) == 1)
+        #expect(try files.count("Note", in: files.notes) == 1)
         #expect(try files.count("CachedReading", in: files.cache) == 1)
 
         let context = ModelContext(try files.container())
-        #expect(try context.fetch(FetchDescriptor<LocalNote>()).map(\.text) == ["buy milk"])
+        #expect(try context.fetch(FetchDescriptor<Note>()).map(\.text) == ["buy milk"])
         #expect(try context.fetch(FetchDescriptor<CachedReading>()).map(\.value) == [21.5])
     }
 
@@ -80,7 +63,7 @@ import Testing
         let files = TwoFiles()
         let container = try files.container()
         let context = ModelContext(container)
-        let note = LocalNote(text: "a")
+        let note = Note(text: "a")
         let reading = CachedReading(sensor: "t1", value: 1)
         context.insert(note)
         context.insert(reading)
@@ -88,30 +71,30 @@ import Testing
         #expect(note.persistentModelID.storeIdentifier != reading.persistentModelID.storeIdentifier)
 
         let other = ModelContext(container)
-        #expect((other.model(for: note.persistentModelID) as? LocalNote)?.text == "a")
+        #expect((other.model(for: note.persistentModelID) as? Note)?.text == "a")
         #expect((other.model(for: reading.persistentModelID) as? CachedReading)?.sensor == "t1")
         let noteFromReading = PersistentIdentifier(
-            entityName: "LocalNote", storeIdentifier: reading.persistentModelID.storeIdentifier!, key: .row(note.persistentModelID.rowID!))
-        #expect(other.registeredModel(for: noteFromReading) as LocalNote? == nil)
+            entityName: "Note", storeIdentifier: reading.persistentModelID.storeIdentifier!, key: .row(note.persistentModelID.rowID!))
+        #expect(other.registeredModel(for: noteFromReading) as Note? == nil)
     }
 
     @Test func anotherContextMergesWhatEachStoreCommitted() throws {
         let files = TwoFiles()
         let container = try files.container()
         let writer = ModelContext(container)
-        let note = LocalNote(text: "draft")
+        let note = Note(text: "draft")
         let reading = CachedReading(sensor: "t1", value: 1)
         writer.insert(note)
         writer.insert(reading)
         try writer.save()
 
         let reader = ModelContext(container)
-        let heldNote = try #require(try reader.fetch(FetchDescriptor<LocalNote>()).first)
+        let heldNote = try #require(try reader.fetch(FetchDescriptor<Note>()).first)
         let heldReading = try #require(try reader.fetch(FetchDescriptor<CachedReading>()).first)
         note.text = "final"
         reading.value = 2
         try writer.save()
-        #expect(try reader.fetchCount(FetchDescriptor<LocalNote>()) == 1)
+        #expect(try reader.fetchCount(FetchDescriptor<Note>()) == 1)
         #expect(heldNote.text == "final")
         #expect(heldReading.value == 2)
     }
@@ -131,7 +114,7 @@ import Testing
             saved.withLock { $0 += inserted }
         }
         defer { NotificationCenter.default.removeObserver(observer) }
-        let note = LocalNote(text: "kept")
+        let note = Note(text: "kept")
         context.insert(note)
         reading.value = 5
         #expect {
@@ -140,7 +123,7 @@ import Testing
             guard case .saveConflict(let entity, _)? = modelKitError(error) else { return false }
             return entity == "CachedReading"
         }
-        #expect(try files.count("LocalNote", in: files.notes) == 1)
+        #expect(try files.count("Note", in: files.notes) == 1)
         #expect(saved.withLock { $0 } == [note.persistentModelID])
         #expect(context.insertedModelsArray.isEmpty)
         #expect(context.changedModelsArray.count == 1)
@@ -153,7 +136,7 @@ import Testing
         let context = ModelContext(container)
         #expect {
             try context.transaction {
-                context.insert(LocalNote(text: "a"))
+                context.insert(Note(text: "a"))
                 context.insert(CachedReading(sensor: "t1", value: 1))
             }
         } throws: { error in
@@ -161,7 +144,7 @@ import Testing
             return true
         }
         #expect(!context.hasChanges)
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<LocalNote>()) == 0)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 0)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CachedReading>()) == 0)
     }
 
@@ -169,7 +152,7 @@ import Testing
         let files = TwoFiles()
         _ = try files.container()
         let context = ModelContext(try files.container(cacheAllowsSave: false))
-        context.insert(LocalNote(text: "a"))
+        context.insert(Note(text: "a"))
         context.insert(CachedReading(sensor: "t1", value: 1))
         #expect {
             try context.save()
@@ -177,11 +160,11 @@ import Testing
             guard case .saveNotAllowed(let url)? = modelKitError(error) else { return false }
             return url == files.cache
         }
-        #expect(try files.count("LocalNote", in: files.notes) == 0)
+        #expect(try files.count("Note", in: files.notes) == 0)
         context.rollback()
-        context.insert(LocalNote(text: "b"))
+        context.insert(Note(text: "b"))
         try context.save()
-        #expect(try files.count("LocalNote", in: files.notes) == 1)
+        #expect(try files.count("Note", in: files.notes) == 1)
     }
 
     @Test func deleteAllDataAndBatchDeletesEmptyTheStoresThatHoldTheModels() throws {
@@ -189,28 +172,28 @@ import Testing
         let container = try files.container()
         let context = ModelContext(container)
         for index in 0..<3 {
-            context.insert(LocalNote(text: "\(index)"))
+            context.insert(Note(text: "\(index)"))
             context.insert(CachedReading(sensor: "t\(index)", value: Double(index)))
         }
         try context.save()
         try context.delete(model: CachedReading.self, where: #Predicate { $0.value > 0 })
         #expect(try files.count("CachedReading", in: files.cache) == 1)
-        #expect(try files.count("LocalNote", in: files.notes) == 3)
+        #expect(try files.count("Note", in: files.notes) == 3)
         try container.deleteAllData()
         #expect(try files.count("CachedReading", in: files.cache) == 0)
-        #expect(try files.count("LocalNote", in: files.notes) == 0)
-        #expect(try context.fetchCount(FetchDescriptor<LocalNote>()) == 0)
+        #expect(try files.count("Note", in: files.notes) == 0)
+        #expect(try context.fetchCount(FetchDescriptor<Note>()) == 0)
     }
 
     @Test func historyReadsEveryStoreByTimeAndATokenReadsItsOwnStore() throws {
         let files = TwoFiles()
         let container = try files.container()
         let context = ModelContext(container)
-        context.insert(LocalNote(text: "a"))
+        context.insert(Note(text: "a"))
         try context.save()
         context.insert(CachedReading(sensor: "t1", value: 1))
         try context.save()
-        context.insert(LocalNote(text: "b"))
+        context.insert(Note(text: "b"))
         try context.save()
 
         let all = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
@@ -239,23 +222,23 @@ import Testing
 
     @Test func relatedTypesFollowTheirModelIntoItsConfiguration() throws {
         let files = TwoFiles()
-        let music = ModelConfiguration("Music", schema: Schema([Playlist.self]), url: files.notes)
+        let library = ModelConfiguration("Library", schema: Schema([Shelf.self]), url: files.notes)
         let cache = ModelConfiguration("Cache", schema: Schema([CachedReading.self]), url: files.cache)
-        let container = try ModelContainer(for: Playlist.self, CachedReading.self, configurations: music, cache)
+        let container = try ModelContainer(for: Shelf.self, CachedReading.self, configurations: library, cache)
         let context = ModelContext(container)
-        let playlist = Playlist(name: "road")
-        context.insert(playlist)
-        playlist.songs.append(Song(title: "one"))
+        let shelf = Shelf(name: "fiction")
+        context.insert(shelf)
+        shelf.books.append(Book(title: "one"))
         try context.save()
-        #expect(try files.tables(of: files.notes) == ["Playlist", "Song"])
-        #expect(try files.count("Song", in: files.notes) == 1)
+        #expect(try files.tables(of: files.notes) == ["Shelf", "Book"])
+        #expect(try files.count("Book", in: files.notes) == 1)
     }
 
     @Test func aTypeInNoConfigurationIsRefused() throws {
         let files = TwoFiles()
-        let notes = ModelConfiguration("Notes", schema: Schema([LocalNote.self]), url: files.notes)
+        let notes = ModelConfiguration("Notes", schema: Schema([Note.self]), url: files.notes)
         #expect {
-            try ModelContainer(for: LocalNote.self, CachedReading.self, configurations: notes)
+            try ModelContainer(for: Note.self, CachedReading.self, configurations: notes)
         } throws: { error in
             guard let error = error as? SwiftDataError, case .invalidConfiguration? = error.underlying else { return false }
             return error == .loadIssueModelContainer && "\(error.underlying!)".contains("CachedReading")
@@ -264,9 +247,9 @@ import Testing
 
     @Test func aConfigurationWithATypeTheContainerLacksIsRefused() throws {
         let files = TwoFiles()
-        let notes = ModelConfiguration("Notes", schema: Schema([LocalNote.self, CachedReading.self]), url: files.notes)
+        let notes = ModelConfiguration("Notes", schema: Schema([Note.self, CachedReading.self]), url: files.notes)
         #expect(throws: SwiftDataError.configurationSchemaNotFoundInContainerSchema) {
-            try ModelContainer(for: LocalNote.self, configurations: notes)
+            try ModelContainer(for: Note.self, configurations: notes)
         }
     }
 
@@ -274,28 +257,28 @@ import Testing
         let files = TwoFiles()
         #expect(throws: SwiftDataError.duplicateConfiguration) {
             try ModelContainer(
-                for: LocalNote.self, CachedReading.self,
-                configurations: ModelConfiguration(schema: Schema([LocalNote.self]), isStoredInMemoryOnly: true),
+                for: Note.self, CachedReading.self,
+                configurations: ModelConfiguration(schema: Schema([Note.self]), isStoredInMemoryOnly: true),
                 ModelConfiguration(schema: Schema([CachedReading.self]), isStoredInMemoryOnly: true))
         }
         #expect(throws: SwiftDataError.duplicateConfiguration) {
             try ModelContainer(
-                for: LocalNote.self, CachedReading.self,
-                configurations: ModelConfiguration("A", schema: Schema([LocalNote.self]), url: files.notes),
+                for: Note.self, CachedReading.self,
+                configurations: ModelConfiguration("A", schema: Schema([Note.self]), url: files.notes),
                 ModelConfiguration("B", schema: Schema([CachedReading.self]), url: files.notes))
         }
     }
 
     @Test func inMemoryConfigurationsOfDifferentNamesAreSeparateStores() throws {
         let container = try ModelContainer(
-            for: LocalNote.self, CachedReading.self,
-            configurations: ModelConfiguration("Notes", schema: Schema([LocalNote.self]), isStoredInMemoryOnly: true),
+            for: Note.self, CachedReading.self,
+            configurations: ModelConfiguration("Notes", schema: Schema([Note.self]), isStoredInMemoryOnly: true),
             ModelConfiguration("Cache", schema: Schema([CachedReading.self]), isStoredInMemoryOnly: true))
         let context = ModelContext(container)
-        context.insert(LocalNote(text: "a"))
+        context.insert(Note(text: "a"))
         context.insert(CachedReading(sensor: "t1", value: 1))
         try context.save()
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<LocalNote>()) == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Note>()) == 1)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CachedReading>()) == 1)
     }
 }
