@@ -29,21 +29,15 @@ struct IdentityMap {
         return tables[index][key.rowID]
     }
 
+    /// Puts `model` under `key`, replacing the model there, if any.
     mutating func insert(_ model: AnyObject, for key: RowKey) {
         if let index = tableIndex(of: key.entity), tables[index].replace(key.rowID, with: model) { return }
-        insertNew(model, for: key)
-    }
-
-    /// Inserts a model whose key the caller has just looked up and not found.
-    mutating func insertNew(_ model: AnyObject, for key: RowKey) {
-        let index = tableIndex(of: key.entity) ?? addTable(for: key.entity)
-        tables[index].insertNew(model, for: key.rowID)
-        count += 1
-        if count >= sweepAt { sweep() }
+        insertUnlessPresent(model, for: key)
     }
 
     /// Inserts `model` under `key` unless a model is there already, and returns that one: one
     /// probe of the table either way.
+    @discardableResult
     mutating func insertUnlessPresent(_ model: AnyObject, for key: RowKey) -> AnyObject? {
         let index = tableIndex(of: key.entity) ?? addTable(for: key.entity)
         if let present = tables[index].insertUnlessPresent(model, for: key.rowID) { return present }
@@ -121,15 +115,6 @@ private struct EntityTable {
         models[slot] = model
         count += 1
         return nil
-    }
-
-    mutating func insertNew(_ model: AnyObject, for rowID: Int64) {
-        if (count + 1) * 4 > keys.count * 3 { resize(to: keys.count * 2) }
-        var slot = home(rowID)
-        while keys[slot] != Self.empty { slot = next(slot) }
-        keys[slot] = rowID
-        models[slot] = model
-        count += 1
     }
 
     mutating func remove(_ rowID: Int64) -> AnyObject? {

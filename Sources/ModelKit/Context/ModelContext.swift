@@ -347,7 +347,7 @@ public final class ModelContext {
         if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
         storage.setStore(link(for: row.entity).store.identity)
         storage.context = self
-        registered.insertNew(model, for: key)
+        registered.insertUnlessPresent(model, for: key)
         return model
     }
 }
