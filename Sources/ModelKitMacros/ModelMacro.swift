@@ -58,7 +58,6 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 }
             }
             """,
-            "public static var _modelKitGeneratesRelationshipAccess: Bool { true }",
             """
             public func _modelKitModels(at column: Int) -> [any PersistentModel] {
                 switch column {

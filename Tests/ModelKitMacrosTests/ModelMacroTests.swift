@@ -106,10 +106,6 @@ import Testing
                         }
                     }
 
-                    public static var _modelKitGeneratesRelationshipAccess: Bool {
-                        true
-                    }
-
                     public func _modelKitModels(at column: Int) -> [any PersistentModel] {
                         switch column {
                         default:

@@ -14,7 +14,7 @@
 /// initializers, and becomes `Observable`.
 @attached(
     member, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
-    named(_modelKitGeneratesRelationshipAccess), named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)))
+    named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacro")

@@ -21,4 +21,13 @@ public final class MissingModel: PersistentModel {
 
     /// A missing model has no persisted properties.
     public static var schemaMetadata: [Schema.PropertyMetadata] { [] }
+
+    /// A missing model has no relationships.
+    public func _modelKitModels(at column: Int) -> [any PersistentModel] { [] }
+
+    /// A missing model has no relationships.
+    public func _modelKitHolds(_ model: AnyObject, at column: Int) -> Bool { false }
+
+    /// A missing model has no relationships.
+    public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {}
 }

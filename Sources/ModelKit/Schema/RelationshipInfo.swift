@@ -1,70 +1,23 @@
 /// Reads and writes a relationship property on a model whose type the engine knows only at run
-/// time, as a list of models: a to-one reads as zero or one, a to-many as its elements.
+/// time, as a list of models: a to-one reads as zero or one, a to-many as its elements. It goes
+/// through the accessors ``Model()`` generates, which reach the property without key paths.
 struct RelationshipAccess: @unchecked Sendable {
-    /// The current related models, through the property's getter (so a fault loads first).
+    /// The current related models (a fault loads first).
     let read: (AnyObject) -> [any PersistentModel]
-    /// Whether the property holds the second model, through the getter, without making a list.
+    /// Whether the property holds the second model, without making a list.
     let holds: (AnyObject, AnyObject) -> Bool
-    /// Sets the property from a list of models. A required to-one is never emptied.
+    /// Sets the property from a list of models, through its setter. A required to-one is never
+    /// emptied.
     let assign: (AnyObject, [any PersistentModel]) -> Void
     /// The value a lazily loaded property starts with: nil, or an empty array.
     let placeholder: Any
 
-    /// The access of the property at `keyPath`, typed once here so that each call converts
-    /// nothing through `Any`.
-    init<Model: PersistentModel, Value>(keyPath: ReferenceWritableKeyPath<Model, Value>) {
-        func emptiable<Stored: RelationshipValue>(_ stored: Stored.Type) -> RelationshipAccess { Self.emptiable(keyPath, stored) }
-        func single<Target: PersistentModel>(_ target: Target.Type) -> RelationshipAccess { Self.single(keyPath, target) }
-        if let value = Value.self as? any RelationshipValue.Type {
-            self = emptiable(value)
-        } else {
-            let target: any PersistentModel.Type = Value.self as! any PersistentModel.Type
-            self = single(target)
-        }
-    }
-
-    /// The access of the relationship property at `column` of `Model`, through the accessors
-    /// ``Model()`` generated, which read and write the property without key paths.
-    static func generated<Model: PersistentModel>(_: Model.Type, column: Int, placeholder: Any) -> RelationshipAccess {
-        RelationshipAccess(
-            read: { ($0 as! Model)._modelKitModels(at: column) },
-            holds: { ($0 as! Model)._modelKitHolds($1, at: column) },
-            assign: { ($0 as! Model)._modelKitSet($1, at: column) },
-            placeholder: placeholder)
-    }
-
-    private init(
-        read: @escaping (AnyObject) -> [any PersistentModel], holds: @escaping (AnyObject, AnyObject) -> Bool,
-        assign: @escaping (AnyObject, [any PersistentModel]) -> Void, placeholder: Any
-    ) {
-        (self.read, self.holds, self.assign, self.placeholder) = (read, holds, assign, placeholder)
-    }
-
-    /// A to-many, or an optional to-one.
-    private static func emptiable<Model: PersistentModel, Value, Stored: RelationshipValue>(
-        _ keyPath: ReferenceWritableKeyPath<Model, Value>, _: Stored.Type
-    ) -> RelationshipAccess {
-        let path = keyPath as! ReferenceWritableKeyPath<Model, Stored>
-        return RelationshipAccess(
-            read: { Stored.models(of: ($0 as! Model)[keyPath: path]) },
-            holds: { Stored.value(($0 as! Model)[keyPath: path], holds: $1) },
-            assign: { ($0 as! Model)[keyPath: path] = Stored.value(holding: $1) },
-            placeholder: Stored.value(holding: []))
-    }
-
-    /// A required to-one: it is never emptied, and has no placeholder (it loads with its model).
-    private static func single<Model: PersistentModel, Value, Target: PersistentModel>(
-        _ keyPath: ReferenceWritableKeyPath<Model, Value>, _: Target.Type
-    ) -> RelationshipAccess {
-        let path = keyPath as! ReferenceWritableKeyPath<Model, Target>
-        return RelationshipAccess(
-            read: { [($0 as! Model)[keyPath: path]] },
-            holds: { ($0 as! Model)[keyPath: path] === $1 },
-            assign: { model, models in
-                guard let first = models.first else { return }
-                (model as! Model)[keyPath: path] = first as! Target
-            },
-            placeholder: ())
+    /// The access of the relationship property at `column` of `Model`.
+    init<Model: PersistentModel>(_: Model.Type, column: Int, placeholder: Any) {
+        read = { ($0 as! Model)._modelKitModels(at: column) }
+        holds = { ($0 as! Model)._modelKitHolds($1, at: column) }
+        assign = { ($0 as! Model)._modelKitSet($1, at: column) }
+        self.placeholder = placeholder
     }
 }
 

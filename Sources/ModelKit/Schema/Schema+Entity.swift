@@ -67,13 +67,11 @@ extension Schema {
             columns = properties.compactMap(\.column)
             var relationships: [Int: RelationshipInfo] = [:]
             for (index, property) in properties.enumerated() {
-                guard let shape = property.relationshipShape, var access = property.relationshipAccess else { continue }
-                if type._modelKitGeneratesRelationshipAccess {
-                    func generated<Model: PersistentModel>(_ model: Model.Type) -> RelationshipAccess {
-                        .generated(model, column: index, placeholder: access.placeholder)
-                    }
-                    access = generated(type)
+                guard let shape = property.relationshipShape else { continue }
+                func access<Model: PersistentModel>(_ model: Model.Type) -> RelationshipAccess {
+                    RelationshipAccess(model, column: index, placeholder: property.relationshipPlaceholder)
                 }
+                let access = access(type)
                 relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
             }
             self.relationshipsByColumn = relationships

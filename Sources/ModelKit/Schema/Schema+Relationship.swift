@@ -102,16 +102,11 @@ enum RelationshipShape {
     }
 }
 
-/// A relationship value whose target type the engine knows only at run time, converted to and
-/// from a list of models without looking up conformances on every call.
+/// A relationship value that can be empty, whose target type the engine knows only at run time.
 protocol RelationshipValue {
     static var targetType: any PersistentModel.Type { get }
-    /// The value as a list: zero or one models for a to-one, the elements for a to-many.
-    static func models(of value: Self) -> [any PersistentModel]
-    /// Whether the value holds `model`, without making a list.
-    static func value(_ value: Self, holds model: AnyObject) -> Bool
-    /// The value holding `models`.
-    static func value(holding models: [any PersistentModel]) -> Self
+    /// The value holding no model: an empty array, or nil.
+    static var empty: Self { get }
 }
 
 /// An array of models: a to-many.
@@ -123,9 +118,7 @@ protocol ModelArray: RelationshipValue {
 
 extension Array: RelationshipValue, ModelArray where Element: PersistentModel {
     static var targetType: any PersistentModel.Type { Element.self }
-    static func models(of value: Self) -> [any PersistentModel] { value.map { $0 } }
-    static func value(_ value: Self, holds model: AnyObject) -> Bool { value.contains { $0 === model } }
-    static func value(holding models: [any PersistentModel]) -> Self { models.map { $0 as! Element } }
+    static var empty: Self { [] }
     static var countKeyPath: AnyKeyPath { \Array<Element>.count }
     static var isEmptyKeyPath: AnyKeyPath { \Array<Element>.isEmpty }
 }
@@ -135,8 +128,6 @@ protocol OptionalModel: RelationshipValue {}
 
 extension Optional: RelationshipValue, OptionalModel where Wrapped: PersistentModel {
     static var targetType: any PersistentModel.Type { Wrapped.self }
-    static func models(of value: Self) -> [any PersistentModel] { value.map { [$0] } ?? [] }
-    static func value(_ value: Self, holds model: AnyObject) -> Bool { value.map { $0 === model } ?? false }
-    static func value(holding models: [any PersistentModel]) -> Self { models.first.map { $0 as! Wrapped } }
+    static var empty: Self { nil }
 }
 
