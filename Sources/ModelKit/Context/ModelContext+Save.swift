@@ -75,14 +75,15 @@ extension ModelContext {
     /// The unsaved changes, one batch per store that has some (one batch, maybe empty, when the
     /// container has one store).
     private func pendingBatches() -> [SaveBatch] {
-        guard links.count > 1 else { return [SaveBatch(link: links[0], context: self)] }
-        return links.indices.compactMap { index in
-            func isHere(_ model: any PersistentModel) -> Bool {
-                container.storeIndex(of: model._$modelKit.entity!) == index
-            }
-            let batch = SaveBatch(link: links[index], context: self, where: isHere)
-            return batch.isEmpty ? nil : batch
+        guard links.count > 1 else {
+            return [SaveBatch(link: links[0], inserted: inserted.models, changed: changed.models, deleted: deleted.models)]
         }
+        var batches = links.map { SaveBatch(link: $0, inserted: [], changed: [], deleted: []) }
+        func index(of model: any PersistentModel) -> Int { container.storeIndex(of: model._$modelKit.entity!) }
+        for model in inserted.models { batches[index(of: model)].inserted.append(model) }
+        for model in changed.models { batches[index(of: model)].changed.append(model) }
+        for model in deleted.models { batches[index(of: model)].deleted.append(model) }
+        return batches.filter { !$0.isEmpty }
     }
 
     /// Writes one store's batch in one transaction. If it fails, the store is as it was and the
@@ -367,21 +368,9 @@ struct SaveLog {
 /// One store's share of a save: the pending models whose entities it holds.
 struct SaveBatch {
     let link: StoreLink
-    let inserted: [any PersistentModel]
-    let changed: [any PersistentModel]
-    let deleted: [any PersistentModel]
-
-    /// All of the context's pending models, or those `isHere` accepts.
-    init(link: StoreLink, context: ModelContext, where isHere: ((any PersistentModel) -> Bool)? = nil) {
-        self.link = link
-        func select(_ pending: PendingModels) -> [any PersistentModel] {
-            guard let isHere else { return pending.models }
-            return pending.models.filter(isHere)
-        }
-        inserted = select(context.inserted)
-        changed = select(context.changed)
-        deleted = select(context.deleted)
-    }
+    var inserted: [any PersistentModel]
+    var changed: [any PersistentModel]
+    var deleted: [any PersistentModel]
 
     var isEmpty: Bool { inserted.isEmpty && changed.isEmpty && deleted.isEmpty }
 
