@@ -31,9 +31,7 @@ extension ModelContext {
             models = try merged(models, withPendingOf: descriptor)
         } else {
             if pending {
-                models.removeAll { $0._$modelKit.isDeleted }
-                let found = Set(models.map(ObjectIdentifier.init))
-                models += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
+                models = models.filter { !$0._$modelKit.isDeleted } + unsavedModels(notIn: models)
             }
             if let predicate = descriptor.predicate {
                 // SQLite judged stored values; models changed in memory are judged again here.
@@ -62,8 +60,7 @@ extension ModelContext {
         for model in rows where !model._$modelKit.isDeleted {
             if model.hasChanges && !keepsOrder { loose.append(model) } else { ordered.append(model) }
         }
-        let found = Set(rows.map(ObjectIdentifier.init))
-        loose += (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
+        loose += unsavedModels(notIn: rows)
         if let predicate = descriptor.predicate {
             // SQLite judged stored values; models changed in memory are judged again here.
             ordered = try ordered.filter { try !$0.hasChanges || predicate.evaluate($0) }
@@ -86,6 +83,12 @@ extension ModelContext {
             taken = low
         }
         return result + ordered[taken...]
+    }
+
+    /// The changed and inserted models of type `T` that `rows` lacks.
+    private func unsavedModels<T: PersistentModel>(notIn rows: [T]) -> [T] {
+        let found = Set(rows.map(ObjectIdentifier.init))
+        return (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
     }
 
     /// The stored rows a fetch that sees unsaved changes starts from. With a limit, and an order
