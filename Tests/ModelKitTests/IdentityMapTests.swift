@@ -40,6 +40,34 @@ import Testing
         withExtendedLifetime([first, second]) {}
     }
 
+    /// Keys in runs, in strides that land on one slot of each block, and in strides wider than the
+    /// table all stay findable, and removing half of them keeps the rest findable.
+    @Test(arguments: [1, 8, 1024, 1 << 40])
+    func keysInStridesStayFindableThroughGrowthAndRemoval(stride: Int64) {
+        let entity = Schema([TodoItem.self]).entities[0]
+        var map = IdentityMap()
+        let objects = (0..<5000).map { _ in Object() }
+        for (index, object) in objects.enumerated() { map.insert(object, for: RowKey(entity: entity, rowID: Int64(index) * stride)) }
+        for index in Swift.stride(from: 0, to: objects.count, by: 2) {
+            #expect(map.removeValue(forKey: RowKey(entity: entity, rowID: Int64(index) * stride)) === objects[index])
+        }
+        #expect(map.count == objects.count / 2)
+        for (index, object) in objects.enumerated() {
+            #expect(map[RowKey(entity: entity, rowID: Int64(index) * stride)] === (index % 2 == 0 ? nil : object))
+        }
+    }
+
+    @Test func sweepIfGrownWaitsUntilTheMapHasDoubledSinceTheLastSweep() {
+        let entity = Schema([TodoItem.self]).entities[0]
+        var map = IdentityMap()
+        for rowID in 0..<4095 { map.insert(Object(), for: RowKey(entity: entity, rowID: Int64(rowID))) }
+        map.sweepIfGrown()
+        #expect(map.count == 4095)
+        map.insert(Object(), for: RowKey(entity: entity, rowID: 4095))
+        map.sweepIfGrown()
+        #expect(map.isEmpty)
+    }
+
     @Test func sweepDropsOnlyModelsNothingElseReferences() {
         let entity = Schema([TodoItem.self]).entities[0]
         var map = IdentityMap()

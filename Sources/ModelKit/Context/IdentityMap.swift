@@ -1,12 +1,13 @@
 /// The stored models a context has in memory, one instance per row.
 ///
 /// One open-addressing table per entity, keyed by primary key: loading a large fetch inserts every
-/// row, and a `Dictionary` would spend much of that time rehashing with SipHash as it grows. A
-/// slot is a key and a model reference, 16 bytes.
+/// row, and a `Dictionary` would spend much of that time rehashing with SipHash as it grows.
 ///
-/// The map holds its models strongly (weak references cost a side table per model) and sweeps out
-/// the ones nothing else references whenever it has doubled since the last sweep, so memory follows
-/// the models in use rather than every row ever loaded.
+/// The map holds its models strongly (weak references cost a side table per model). The context
+/// calls ``sweepIfGrown()`` between operations, which drops the models nothing else references once
+/// the map has doubled since the last sweep, so memory follows the models in use rather than every
+/// row ever loaded. Sweeping never happens while a fetch is loading rows: those models are all in
+/// the result being built.
 struct IdentityMap {
     private var tables: [EntityTable] = []
     private(set) var count = 0
@@ -25,13 +26,12 @@ struct IdentityMap {
     }
 
     subscript(key: RowKey) -> AnyObject? {
-        guard let index = tableIndex(of: key.entity) else { return nil }
-        return tables[index][key.rowID]
+        table(of: key.entity)?[key.rowID]
     }
 
     /// Puts `model` under `key`, replacing the model there, if any.
     mutating func insert(_ model: AnyObject, for key: RowKey) {
-        if let index = tableIndex(of: key.entity), tables[index].replace(key.rowID, with: model) { return }
+        if let table = table(of: key.entity), table.replace(key.rowID, with: model) { return }
         insertUnlessPresent(model, for: key)
     }
 
@@ -39,99 +39,125 @@ struct IdentityMap {
     /// probe of the table either way.
     @discardableResult
     mutating func insertUnlessPresent(_ model: AnyObject, for key: RowKey) -> AnyObject? {
-        let index = tableIndex(of: key.entity) ?? addTable(for: key.entity)
-        if let present = tables[index].insertUnlessPresent(model, for: key.rowID) { return present }
+        let table = table(of: key.entity) ?? addTable(for: key.entity)
+        if let present = table.insertUnlessPresent(model, for: key.rowID) { return present }
         count += 1
-        if count >= sweepAt { sweep() }
         return nil
     }
 
     @discardableResult
     mutating func removeValue(forKey key: RowKey) -> AnyObject? {
-        guard let index = tableIndex(of: key.entity), let removed = tables[index].remove(key.rowID) else { return nil }
+        guard let removed = table(of: key.entity)?.remove(key.rowID) else { return nil }
         count -= 1
         return removed
     }
 
+    /// Sweeps if the map has doubled since the last sweep.
+    mutating func sweepIfGrown() {
+        if count >= sweepAt { sweep() }
+    }
+
     /// Drops the models only the map references.
     mutating func sweep() {
-        for index in tables.indices { count -= tables[index].sweep() }
+        for table in tables { count -= table.sweep() }
         sweepAt = max(4096, count * 2)
     }
 
-    private func tableIndex(of entity: ObjectIdentifier) -> Int? {
-        tables.firstIndex { $0.entity == entity }
+    private func table(of entity: ObjectIdentifier) -> EntityTable? {
+        for table in tables where table.entity == entity { return table }
+        return nil
     }
 
-    private mutating func addTable(for entity: ObjectIdentifier) -> Int {
-        tables.append(EntityTable(entity: entity))
-        return tables.count - 1
+    private mutating func addTable(for entity: ObjectIdentifier) -> EntityTable {
+        let table = EntityTable(entity: entity)
+        tables.append(table)
+        return table
     }
 }
 
-/// One entity's models by primary key: linear probing, backward-shift deletion.
-private struct EntityTable {
+/// One entity's models by primary key: linear probing over 16-byte slots, backward-shift deletion.
+///
+/// A key's home keeps runs of consecutive keys together: the key's block of eight is placed by the
+/// top bits of its Fibonacci hash, and the key's low three bits pick the slot in the block. Stores
+/// hand out keys in order, so a fetch fills slots side by side rather than one cache line per row,
+/// and walking the table (teardown, sweeps, growth) walks the models in the order they were made.
+private final class EntityTable {
+    private struct Slot {
+        var key: Int64
+        var model: AnyObject?
+    }
+
     /// Marks an empty slot; no store makes this key.
     private static let empty = Int64.min
+    private static let blockBits = 3
 
     let entity: ObjectIdentifier
-    private var keys = [Int64](repeating: empty, count: 64)
-    private var models = [AnyObject?](repeating: nil, count: 64)
+    private var slots: UnsafeMutablePointer<Slot>
+    private var capacity: Int
     private var count = 0
-    /// 64 minus the bits of the capacity: a key's home is the top bits of its Fibonacci hash.
-    private var shift = 64 - 6
+    /// 64 minus the bits of the number of blocks.
+    private var shift: Int
 
     init(entity: ObjectIdentifier) {
         self.entity = entity
+        (slots, capacity, shift) = Self.allocate(capacity: 64)
     }
 
-    var rowIDs: [Int64] { keys.filter { $0 != Self.empty } }
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Slot>, Int, Int) {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
+        slots.initialize(repeating: Slot(key: empty, model: nil), count: capacity)
+        return (slots, capacity, 64 - (capacity.trailingZeroBitCount - blockBits))
+    }
+
+    var rowIDs: [Int64] {
+        (0..<capacity).compactMap { slots[$0].key == Self.empty ? nil : slots[$0].key }
+    }
 
     func forEach(_ body: (AnyObject) -> Void) {
-        for slot in keys.indices where keys[slot] != Self.empty {
-            if let model = models[slot] { body(model) }
+        for slot in 0..<capacity where slots[slot].key != Self.empty {
+            if let model = slots[slot].model { body(model) }
         }
     }
 
     subscript(rowID: Int64) -> AnyObject? {
-        find(rowID).flatMap { models[$0] }
+        find(rowID).flatMap { slots[$0].model }
     }
 
     /// Replaces the model under `rowID`; false when there is none.
-    mutating func replace(_ rowID: Int64, with model: AnyObject) -> Bool {
+    func replace(_ rowID: Int64, with model: AnyObject) -> Bool {
         guard let slot = find(rowID) else { return false }
-        models[slot] = model
+        slots[slot].model = model
         return true
     }
 
-    mutating func insertUnlessPresent(_ model: AnyObject, for rowID: Int64) -> AnyObject? {
-        if (count + 1) * 4 > keys.count * 3 { resize(to: keys.count * 2) }
+    func insertUnlessPresent(_ model: AnyObject, for rowID: Int64) -> AnyObject? {
+        if (count + 1) * 4 > capacity * 3 { grow() }
         var slot = home(rowID)
-        while keys[slot] != Self.empty {
-            if keys[slot] == rowID { return models[slot] }
+        while slots[slot].key != Self.empty {
+            if slots[slot].key == rowID { return slots[slot].model }
             slot = next(slot)
         }
-        keys[slot] = rowID
-        models[slot] = model
+        slots[slot] = Slot(key: rowID, model: model)
         count += 1
         return nil
     }
 
-    mutating func remove(_ rowID: Int64) -> AnyObject? {
+    func remove(_ rowID: Int64) -> AnyObject? {
         guard var hole = find(rowID) else { return nil }
-        let removed = models[hole]
-        keys[hole] = Self.empty
-        models[hole] = nil
+        let removed = slots[hole].model
+        slots[hole] = Slot(key: Self.empty, model: nil)
         count -= 1
         // Backward-shift deletion: move later entries of the probe run into the hole.
         var slot = next(hole)
-        while keys[slot] != Self.empty {
-            let wanted = home(keys[slot])
+        while slots[slot].key != Self.empty {
+            let wanted = home(slots[slot].key)
             if distance(wanted, hole) < distance(wanted, slot) {
-                keys[hole] = keys[slot]
-                models[hole] = models[slot]
-                keys[slot] = Self.empty
-                models[slot] = nil
+                swap(&slots[hole], &slots[slot])
                 hole = slot
             }
             slot = next(slot)
@@ -140,10 +166,10 @@ private struct EntityTable {
     }
 
     /// Drops the models only the table references; returns how many.
-    mutating func sweep() -> Int {
+    func sweep() -> Int {
         var released: [Int64] = []
-        for slot in keys.indices where keys[slot] != Self.empty && isKnownUniquelyReferenced(&models[slot]) {
-            released.append(keys[slot])
+        for slot in 0..<capacity where slots[slot].key != Self.empty && isKnownUniquelyReferenced(&slots[slot].model) {
+            released.append(slots[slot].key)
         }
         for rowID in released { _ = remove(rowID) }
         return released.count
@@ -151,33 +177,34 @@ private struct EntityTable {
 
     private func find(_ rowID: Int64) -> Int? {
         var slot = home(rowID)
-        while keys[slot] != Self.empty {
-            if keys[slot] == rowID { return slot }
+        while slots[slot].key != Self.empty {
+            if slots[slot].key == rowID { return slot }
             slot = next(slot)
         }
         return nil
     }
 
     private func home(_ rowID: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: rowID) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift))
+        let block = UInt64(bitPattern: rowID) >> UInt64(Self.blockBits)
+        let placed = Int(truncatingIfNeeded: (block &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift)) << Self.blockBits
+        return placed | (Int(truncatingIfNeeded: rowID) & ((1 << Self.blockBits) - 1))
     }
 
-    private func next(_ slot: Int) -> Int { (slot + 1) & (keys.count - 1) }
+    private func next(_ slot: Int) -> Int { (slot + 1) & (capacity - 1) }
 
     /// How far `slot` is past `home`, going forward around the table.
-    private func distance(_ home: Int, _ slot: Int) -> Int { (slot - home) & (keys.count - 1) }
+    private func distance(_ home: Int, _ slot: Int) -> Int { (slot - home) & (capacity - 1) }
 
-    private mutating func resize(to capacity: Int) {
-        let oldKeys = keys
-        var oldModels = models
-        keys = [Int64](repeating: Self.empty, count: capacity)
-        models = [AnyObject?](repeating: nil, count: capacity)
-        shift = 64 - capacity.trailingZeroBitCount
-        for slot in oldKeys.indices where oldKeys[slot] != Self.empty {
-            var target = home(oldKeys[slot])
-            while keys[target] != Self.empty { target = next(target) }
-            keys[target] = oldKeys[slot]
-            swap(&models[target], &oldModels[slot])  // a move: no retain and release per model
+    /// Doubles the capacity, moving each slot's contents: no retain and release per model.
+    private func grow() {
+        let (old, oldCapacity) = (slots, capacity)
+        (slots, capacity, shift) = Self.allocate(capacity: capacity * 2)
+        for index in 0..<oldCapacity where old[index].key != Self.empty {
+            var target = home(old[index].key)
+            while slots[target].key != Self.empty { target = next(target) }
+            swap(&slots[target], &old[index])
         }
+        old.deinitialize(count: oldCapacity)
+        old.deallocate()
     }
 }

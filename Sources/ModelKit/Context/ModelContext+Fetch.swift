@@ -22,6 +22,7 @@ extension ModelContext {
     }
 
     private func fetchModels<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        registered.sweepIfGrown()
         let plan = try plan(for: descriptor)
         let pending = seesPendingChanges(descriptor)
         var models = try rows(of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true))

@@ -42,6 +42,7 @@ extension ModelContext {
     /// several stores, which cannot commit together.
     func save(inOneTransaction: Bool) throws {
         guard hasChanges else { return }
+        registered.sweepIfGrown()
         let stores = pendingBatches().map(\.link.store)
         if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
         if inOneTransaction, stores.count > 1 {

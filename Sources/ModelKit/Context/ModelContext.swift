@@ -282,6 +282,7 @@ public final class ModelContext {
     /// identifier. Nothing here traps.
     public func model(for identifier: PersistentIdentifier) -> any PersistentModel {
         mergeChanges()
+        registered.sweepIfGrown()
         if let model = registeredModel(with: identifier) { return model }
         if let entity = entity(storing: identifier), let rowID = identifier.rowID,
             let model = try? self.model(of: entity, rowID: rowID)
