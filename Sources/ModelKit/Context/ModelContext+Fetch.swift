@@ -259,13 +259,15 @@ extension ModelContext {
             let statement = try connection(for: entity).statement(sql.text)
             try statement.bind(sql.bindings)
             defer { statement.reset() }
-            var models: [T] = []
+            // Collected as `AnyObject` and converted once: appending to `[T]` in this unspecialized
+            // generic code would look up `Array<T>`'s metadata and call the generic `append` per row.
+            var models: [AnyObject] = []
             let refreshing = isBehindStore
             while try statement.step() {
                 let row = ModelRow(statement: statement, entity: entity, context: self)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
-            return models
+            return models.map { unsafeDowncast($0, to: T.self) }
         }
     }
 
