@@ -84,7 +84,7 @@ struct RecordedModel {
     /// Each property's value, nil where the property was not loaded.
     let values: [Any?]
     let changedColumns: ChangedColumns
-    let faults: [Int: ModelStorage.Fault]?
+    let faults: ModelStorage.Faults?
 
     init(_ model: any PersistentModel) {
         self.model = model

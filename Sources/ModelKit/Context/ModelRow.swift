@@ -27,14 +27,14 @@ public struct ModelRow {
     }
 
     /// The relationships of the row left to load on first read.
-    var faults: [Int: ModelStorage.Fault]? {
-        var faults: [Int: ModelStorage.Fault] = [:]
-        for (index, relationship) in entity.relationshipsByColumn {
+    var faults: ModelStorage.Faults? {
+        var faults = ModelStorage.Faults(capacity: entity.orderedRelationships.count)
+        for relationship in entity.orderedRelationships {
             switch relationship.shape {
             case .toMany:
-                faults[index] = .toMany
+                faults[relationship.column] = .toMany
             case .toOne(_, isOptional: true):
-                if case .integer(let key) = stored(at: index) { faults[index] = .toOne(key) }
+                if case .integer(let key) = stored(at: relationship.column) { faults[relationship.column] = .toOne(key) }
             case .toOne:
                 break
             }

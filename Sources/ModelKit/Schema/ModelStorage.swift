@@ -25,7 +25,7 @@ public final class ModelStorage {
     var changedColumns = ChangedColumns()
     private var store: StoreIdentity?
     /// Relationships not loaded yet, by property index: they load on first read.
-    var faults: [Int: Fault]?
+    var faults: Faults?
     private var flags: Flags = []
 
     private struct Flags: OptionSet {
@@ -111,14 +111,6 @@ public final class ModelStorage {
     var context: ModelContext? {
         get { handle?.context }
         set { handle = newValue?.handle }
-    }
-
-    /// A relationship waiting to be loaded.
-    enum Fault {
-        /// A to-one, with the target's primary key.
-        case toOne(Int64)
-        /// A to-many.
-        case toMany
     }
 
     /// Fresh state for a model no context has seen yet.

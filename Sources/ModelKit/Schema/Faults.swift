@@ -1,0 +1,46 @@
+extension ModelStorage {
+    /// A relationship waiting to be loaded.
+    enum Fault {
+        /// A to-one, with the target's primary key.
+        case toOne(Int64)
+        /// A to-many.
+        case toMany
+    }
+
+    /// A model's relationships not loaded yet, by property index.
+    ///
+    /// A short array searched in order rather than a dictionary: a model has a few relationships,
+    /// and every loaded row with relationships makes one of these, where hashing and growing a
+    /// dictionary cost more than the lookups save.
+    struct Faults: ExpressibleByDictionaryLiteral {
+        private var entries: [(column: Int, fault: Fault)] = []
+
+        init(dictionaryLiteral elements: (Int, Fault)...) {
+            entries = elements.map { (column: $0.0, fault: $0.1) }
+        }
+
+        init(capacity: Int) {
+            entries.reserveCapacity(capacity)
+        }
+
+        var isEmpty: Bool { entries.isEmpty }
+
+        /// The fault of the relationship at `column`; setting nil removes it.
+        subscript(column: Int) -> Fault? {
+            get { entries.first { $0.column == column }?.fault }
+            set {
+                if let index = entries.firstIndex(where: { $0.column == column }) {
+                    if let newValue { entries[index].fault = newValue } else { entries.remove(at: index) }
+                } else if let newValue {
+                    entries.append((column, newValue))
+                }
+            }
+        }
+
+        /// Removes and returns the fault of the relationship at `column`.
+        mutating func removeValue(forKey column: Int) -> Fault? {
+            guard let index = entries.firstIndex(where: { $0.column == column }) else { return nil }
+            return entries.remove(at: index).fault
+        }
+    }
+}
