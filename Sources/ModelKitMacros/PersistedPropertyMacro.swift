@@ -14,13 +14,24 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             let column = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
         else { return [] }
         let name = property.name
-        return [
-            """
+        // A relationship set by an initializer skips the setter, so its inverse is linked when the
+        // model is inserted; the storage notes that there is one to link.
+        let initializer: AccessorDeclSyntax = property.isPlainValue
+            ? """
             @storageRestrictions(initializes: _\(raw: name))
             init(initialValue) {
                 _\(raw: name) = initialValue
             }
-            """,
+            """
+            : """
+            @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKit)
+            init(initialValue) {
+                _\(raw: name) = initialValue
+                _$modelKit._noteInitialValue(initialValue)
+            }
+            """
+        return [
+            initializer,
             """
             get {
                 _$modelKit.access(self, keyPath: \\.\(raw: name), column: \(column))

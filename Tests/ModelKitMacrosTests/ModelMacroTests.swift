@@ -141,7 +141,7 @@ import Testing
                 """)
     }
 
-    @Test func relationshipPropertiesGetCasesInTheGeneratedAccessorsAndPlainValuesDoNot() {
+    @Test func relationshipPropertiesGetCasesInTheGeneratedAccessorsAndNoteInitialValuesAndPlainValuesDoNot() {
         let result = expand(
             """
             @Model
@@ -158,10 +158,13 @@ import Testing
             "_$modelKit._loadFault(of: self, at: 2)\n            return _modelKitRelationshipHolds(_tags, model)",
             "if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _folder)) {",
             "self.tags = value",
+            "@storageRestrictions(initializes: _folder, accesses: _$modelKit)",
+            "_$modelKit._noteInitialValue(initialValue)",
         ] {
             #expect(result.source.contains(line), "\(line)")
         }
         #expect(!result.source.contains("_modelKitRelationshipModels(_title)"))
+        #expect(result.source.contains("@storageRestrictions(initializes: _title)\n"))
     }
 
     @Test(arguments: [

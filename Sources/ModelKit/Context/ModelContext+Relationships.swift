@@ -39,9 +39,11 @@ extension ModelContext {
     }
 
     /// Makes the other side of each relationship `model` was created with point back at it, as
-    /// setting those properties would have.
+    /// setting those properties would have. Relationships set through their setters already did.
     func linkInverses(of model: any PersistentModel) {
-        guard let entity = model._$modelKit.entity else { return }
+        let storage = model._$modelKit
+        guard storage.hasInitialRelationships, let entity = storage.entity else { return }
+        storage.hasInitialRelationships = false
         for relationship in entity.orderedRelationships where relationship.inverse != nil {
             guard model._$modelKit.faults?[relationship.column] == nil else { continue }
             for related in relationship.access.read(model) {

@@ -39,3 +39,24 @@
 @inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target].Type) -> [Target]? {
     models.map { $0 as! Target }
 }
+
+extension ModelStorage {
+    /// Notes a property's value given by an initializer: nothing for a value that is not a
+    /// relationship.
+    @inlinable public func _noteInitialValue<Value>(_ value: Value) {}
+
+    /// A required to-one set by an initializer has an inverse to link at insert.
+    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target) {
+        noteInitialRelationship()
+    }
+
+    /// An optional to-one set by an initializer has an inverse to link at insert, unless nil.
+    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target?) {
+        if value != nil { noteInitialRelationship() }
+    }
+
+    /// A to-many set by an initializer has inverses to link at insert, unless empty.
+    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]) {
+        if !value.isEmpty { noteInitialRelationship() }
+    }
+}

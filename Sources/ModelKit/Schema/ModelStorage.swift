@@ -15,7 +15,8 @@ public final class ModelStorage {
     /// Made on the first read through a property: models that are fetched but never read skip
     /// the allocation, and writes to a model nobody read have nobody to tell.
     private var observation: ObservationRegistrar?
-    /// The model's entity, once a context has it: naming it from the type is slow.
+    /// The model's entity: its context's, or its type's own while it is in no context and was
+    /// written to. Naming it from the type is slow.
     var entity: Schema.Entity?
     private var handle: ContextHandle?
     /// The row's primary key when ``Flags/hasRow`` is set; otherwise the number of the temporary
@@ -35,6 +36,7 @@ public final class ModelStorage {
         static let isDeleted = Flags(rawValue: 4)
         static let isLoading = Flags(rawValue: 8)
         static let isMaintainingInverse = Flags(rawValue: 16)
+        static let hasInitialRelationships = Flags(rawValue: 32)
     }
 
     private func flag(_ flag: Flags) -> Bool { flags.contains(flag) }
@@ -64,6 +66,18 @@ public final class ModelStorage {
     var isMaintainingInverse: Bool {
         get { flag(.isMaintainingInverse) }
         set { setFlag(.isMaintainingInverse, newValue) }
+    }
+
+    /// Set when an initializer gave the model related models, whose inverses its insert links:
+    /// an initializer writes a property without its setter.
+    var hasInitialRelationships: Bool {
+        get { flag(.hasInitialRelationships) }
+        set { setFlag(.hasInitialRelationships, newValue) }
+    }
+
+    @usableFromInline
+    func noteInitialRelationship() {
+        hasInitialRelationships = true
     }
 
     /// The model's row's primary key, once it has one.
@@ -164,10 +178,10 @@ public final class ModelStorage {
     }
 
     /// The relationship at `column`, from the model's entity, or from its type alone while the
-    /// model is in no context.
+    /// model is in no context (kept until a context gives the model its own).
     private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
         let entity = self.entity ?? Schema.standaloneEntity(for: type)
-        guard !entity.relationshipsByColumn.isEmpty else { return nil }
+        self.entity = entity
         return entity.relationshipsByColumn[column]
     }
 

@@ -64,14 +64,14 @@ extension Schema {
     /// the target that points back.
     static func resolveRelationships(of entities: [Entity], named: [ObjectIdentifier: Entity]) {
         for entity in entities {
-            for relationship in entity.relationshipsByColumn.values {
+            for relationship in entity.orderedRelationships {
                 relationship.target = named[ObjectIdentifier(relationship.shape.target)]
             }
         }
         for entity in entities {
-            for relationship in entity.relationshipsByColumn.values where relationship.inverse == nil {
+            for relationship in entity.orderedRelationships where relationship.inverse == nil {
                 guard let target = relationship.target else { continue }
-                let candidates = target.relationshipsByColumn.values.filter { $0.target === entity && $0 !== relationship }
+                let candidates = target.orderedRelationships.filter { $0.target === entity && $0 !== relationship }
                 let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.properties[$0.column].keyPath == keyPath } }
                 let pointingHere = candidates.first { candidate in
                     candidate.declaredInverse.map { entity.properties[relationship.column].keyPath == $0 } ?? false
@@ -84,7 +84,7 @@ extension Schema {
             }
         }
         for entity in entities {
-            for relationship in entity.relationshipsByColumn.values where relationship.isToMany {
+            for relationship in entity.orderedRelationships where relationship.isToMany {
                 if let inverse = relationship.inverse, !inverse.isToMany {
                     relationship.storage = .inverseForeignKey
                 } else if let inverse = relationship.inverse, inverse.isToMany {
@@ -129,4 +129,21 @@ struct RequiredReference: Sendable {
     let sql: String
     let entity: String
     let relationship: String
+}
+
+/// An entity's relationship properties by property index: an array lookup, since every write to a
+/// model's property asks whether it is a relationship.
+struct RelationshipsByColumn {
+    private let byColumn: [RelationshipInfo?]
+    /// Whether the entity has no relationships.
+    let isEmpty: Bool
+
+    init(_ byColumn: [RelationshipInfo?]) {
+        self.byColumn = byColumn
+        isEmpty = !byColumn.contains { $0 != nil }
+    }
+
+    subscript(column: Int) -> RelationshipInfo? {
+        byColumn.indices.contains(column) ? byColumn[column] : nil
+    }
 }

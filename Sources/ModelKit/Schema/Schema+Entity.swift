@@ -20,7 +20,7 @@ extension Schema {
         /// that every property's type can be stored.
         let columns: [Column]
         /// The relationship properties, by index; linked to their targets when the schema is built.
-        let relationshipsByColumn: [Int: RelationshipInfo]
+        let relationshipsByColumn: RelationshipsByColumn
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
         /// How SQLite treats each property's stored form, in property order.
@@ -65,17 +65,15 @@ extension Schema {
             self.invalidKeyPath = invalidKeyPath
             sql = TableSQL(name: name, properties: properties, uniqueConstraints: uniqueConstraints)
             columns = properties.compactMap(\.column)
-            var relationships: [Int: RelationshipInfo] = [:]
-            for (index, property) in properties.enumerated() {
-                guard let shape = property.relationshipShape else { continue }
+            let relationships = properties.enumerated().map { index, property -> RelationshipInfo? in
+                guard let shape = property.relationshipShape else { return nil }
                 func access<Model: PersistentModel>(_ model: Model.Type) -> RelationshipAccess {
                     RelationshipAccess(model, column: index, placeholder: property.relationshipPlaceholder)
                 }
-                let access = access(type)
-                relationships[index] = RelationshipInfo(column: index, property: property, shape: shape, access: access)
+                return RelationshipInfo(column: index, property: property, shape: shape, access: access(type))
             }
-            self.relationshipsByColumn = relationships
-            orderedRelationships = relationships.keys.sorted().compactMap { relationships[$0] }
+            relationshipsByColumn = RelationshipsByColumn(relationships)
+            orderedRelationships = relationships.compactMap { $0 }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
             externalColumns = Set(properties.indices.filter { index in
                 let property = properties[index]
