@@ -118,9 +118,14 @@ extension ModelContext {
 
     /// The models `model` relates to through loaded relationships, without loading faults.
     func loadedRelatedModels(of model: any PersistentModel) -> [any PersistentModel] {
-        guard let entity = model._$modelKit.entity, !entity.relationshipsByColumn.isEmpty else { return [] }
-        return entity.orderedRelationships
-            .filter { model._$modelKit.faults?[$0.column] == nil }
-            .flatMap { $0.access.read(model) }
+        let storage = model._$modelKit
+        guard let entity = storage.entity, !entity.relationshipsByColumn.isEmpty else { return [] }
+        let faults = storage.faults
+        var related: [any PersistentModel] = []
+        for relationship in entity.orderedRelationships where faults?[relationship.column] == nil {
+            let models = relationship.access.read(model)
+            if related.isEmpty { related = models } else { related += models }
+        }
+        return related
     }
 }

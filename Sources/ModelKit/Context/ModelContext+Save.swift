@@ -102,8 +102,9 @@ extension ModelContext {
                 let committed = try connection.transaction {
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
+                    var inserts: [ObjectIdentifier: Statement] = [:]
                     for model in insertedModels {
-                        model._$modelKit.rowID = try insertRow(model, into: connection, log: &log)
+                        model._$modelKit.rowID = try insertRow(model, into: connection, statements: &inserts, log: &log)
                         unresolved += referencesToUnsavedModels(of: model)
                     }
                     try writeForeignKeys(unresolved, in: connection)
@@ -210,8 +211,10 @@ extension ModelContext {
     /// The insert goes into `history` as an insert; an upsert, as an update of every stored column.
     /// With several unique constraints, where the dialect takes one conflict target per insert,
     /// each constraint's upsert is tried in turn until one meets no other constraint.
-    private func insertRow(_ model: any PersistentModel, into connection: Connection, log: inout SaveLog) throws -> Int64 {
-        let entity = try entity(for: type(of: model))
+    private func insertRow(
+        _ model: any PersistentModel, into connection: Connection, statements: inout [ObjectIdentifier: Statement], log: inout SaveLog
+    ) throws -> Int64 {
+        let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
         let dialect = connection.dialect
         let stored = entity.sql.storedColumns
         let upserts = entity.sql.upserts(for: dialect)
@@ -222,7 +225,14 @@ extension ModelContext {
             try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
             return try insertedKey(upsert, in: connection, returned: true)
         }
-        let insert = try connection.statement(entity.sql.insert(for: dialect))
+        // Each entity's insert is looked up once a save, not by its SQL text once a row.
+        let insert: Statement
+        if let cached = statements[ObjectIdentifier(entity)] {
+            insert = cached
+        } else {
+            insert = try connection.statement(entity.sql.insert(for: dialect))
+            statements[ObjectIdentifier(entity)] = insert
+        }
         defer { insert.reset() }
         do {
             let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
