@@ -108,7 +108,7 @@ extension ModelContext {
                         unresolved += referencesToUnsavedModels(of: model)
                     }
                     try writeForeignKeys(unresolved, in: connection)
-                    var updates: [UpdateKey: Statement] = [:]
+                    var updates = UpdateStatements()
                     var vanished: [any PersistentModel] = []
                     for model in changedModels {
                         if try !updateRow(model, in: connection, statements: &updates, log: &log) { vanished.append(model) }
@@ -304,27 +304,21 @@ extension ModelContext {
     /// keeps the update statement per entity and set of changed columns for the rest of the save,
     /// so models changed alike share one.
     private func updateRow(
-        _ model: any PersistentModel, in connection: Connection, statements: inout [UpdateKey: Statement],
+        _ model: any PersistentModel, in connection: Connection, statements: inout UpdateStatements,
         log: inout SaveLog
     ) throws -> Bool {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
         let entity = try storage.entity ?? entity(for: type(of: model))
         let changed = storage.changedColumns.sorted
-        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.lazy.map { entity.properties[$0].name })
-        let columns = changed.filter { entity.properties[$0].isStoredInTable }
+        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.lazy.map { entity.propertyNames[$0] })
+        let columns = changed.filter { entity.storedInTable[$0] }
         guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
-        if columns.contains(where: entity.externalColumns.contains) {
+        if !entity.externalColumns.isEmpty, columns.contains(where: entity.externalColumns.contains) {
             try noteReplacedFiles(of: entity, row: rowID, in: connection, log: &log)
         }
         let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
-        let statement: Statement
-        if let cached = statements[key] {
-            statement = cached
-        } else {
-            statement = try connection.statement(entity.sql.update(columns: columns))
-            statements[key] = statement
-        }
+        let statement = try statements.statement(for: key) { try connection.statement(entity.sql.update(columns: columns)) }
         try statement.bind(count: columns.count + 1) { index in
             index < columns.count ? try storedValue(of: model, at: columns[index], in: entity, connection.dialect, log: &log) : .integer(rowID)
         }
@@ -407,4 +401,20 @@ struct SaveBatch {
 struct UpdateKey: Hashable {
     let entity: ObjectIdentifier
     let columns: ChangedColumns
+}
+
+/// A save's update statements, by entity and changed columns. Models changed alike usually come
+/// in runs, so the last one used is checked before hashing.
+struct UpdateStatements {
+    private var last: (key: UpdateKey, statement: Statement)?
+    private var byKey: [UpdateKey: Statement] = [:]
+
+    /// The statement for `key`, prepared by `make` the first time.
+    mutating func statement(for key: UpdateKey, _ make: () throws -> Statement) rethrows -> Statement {
+        if let last, last.key == key { return last.statement }
+        let statement = try byKey[key] ?? make()
+        byKey[key] = statement
+        last = (key, statement)
+        return statement
+    }
 }

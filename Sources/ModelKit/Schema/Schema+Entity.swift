@@ -33,6 +33,10 @@ extension Schema {
         /// The `Data` properties marked `@Attribute(.externalStorage)`, whose large values an
         /// on-disk store keeps in files (see ``ExternalFiles``).
         let externalColumns: Set<Int>
+        /// Each property's name, in property order: what saves log to the history.
+        let propertyNames: [String]
+        /// Whether each property has a column in the entity's table, in property order.
+        let storedInTable: [Bool]
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -75,6 +79,8 @@ extension Schema {
             relationshipsByColumn = RelationshipsByColumn(relationships)
             orderedRelationships = relationships.compactMap { $0 }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
+            propertyNames = properties.map(\.name)
+            storedInTable = properties.map(\.isStoredInTable)
             externalColumns = Set(properties.indices.filter { index in
                 let property = properties[index]
                 return property.isStoredInTable && property.codec?.affinity == .blob
