@@ -102,11 +102,12 @@ extension ModelContext {
                 let committed = try connection.transaction {
                     // Inserted models take their keys at once, so that references to them can be written.
                     var unresolved: [(any PersistentModel, RelationshipInfo)] = []
-                    var inserts: [ObjectIdentifier: Statement] = [:]
+                    var inserts = SaveInserts()
                     for model in insertedModels {
-                        model._$modelKit.rowID = try insertRow(model, into: connection, statements: &inserts, log: &log)
+                        model._$modelKit.rowID = try insertRow(model, into: connection, inserts: &inserts, log: &log)
                         unresolved += referencesToUnsavedModels(of: model)
                     }
+                    try inserts.keys.record(in: connection)
                     try writeForeignKeys(unresolved, in: connection)
                     var updates = UpdateStatements()
                     var vanished: [any PersistentModel] = []
@@ -212,46 +213,52 @@ extension ModelContext {
     /// With several unique constraints, where the dialect takes one conflict target per insert,
     /// each constraint's upsert is tried in turn until one meets no other constraint.
     private func insertRow(
-        _ model: any PersistentModel, into connection: Connection, statements: inout [ObjectIdentifier: Statement], log: inout SaveLog
+        _ model: any PersistentModel, into connection: Connection, inserts: inout SaveInserts, log: inout SaveLog
     ) throws -> Int64 {
         let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
         let dialect = connection.dialect
         let stored = entity.sql.storedColumns
-        let upserts = entity.sql.upserts(for: dialect)
+        // Where the engine hands out keys, the new key is bound before the columns.
+        let key = dialect.handsOutKeys ? try inserts.keys.key(for: entity, in: connection) : nil
+        func bind(_ statement: Statement) throws {
+            let offset = key == nil ? 0 : 1
+            try statement.bind(count: stored.count + offset) { index in
+                if let key, index == 0 { return .integer(key) }
+                return try storedValue(of: model, at: stored[index - offset], in: entity, dialect, log: &log)
+            }
+        }
+        let upserts = key == nil ? entity.sql.upserts(for: dialect) : entity.sql.upsertWithKey.map { [$0] } ?? []
         if !dialect.survivesFailedStatements, upserts.count == 1 {
             // One unique constraint, and a failed insert would need a savepoint: upsert at once.
             let upsert = try connection.statement(upserts[0])
             defer { upsert.reset() }
-            try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
+            try bind(upsert)
             return try insertedKey(upsert, in: connection, returned: true)
         }
-        // Each entity's insert is looked up once a save, not by its SQL text once a row.
-        let insert: Statement
-        if let cached = statements[ObjectIdentifier(entity)] {
-            insert = cached
-        } else {
-            insert = try connection.statement(entity.sql.insert(for: dialect))
-            statements[ObjectIdentifier(entity)] = insert
+        let insert = try inserts.statement(for: entity) {
+            try connection.statement(key == nil ? entity.sql.insert(for: dialect) : entity.sql.insertWithKey)
         }
         defer { insert.reset() }
         do {
-            let rowID = try connection.recoverable(if: entity.sql.upsert != nil) {
-                try insert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
-                return try insertedKey(insert, in: connection)
+            let rowID = try connection.recoverable(if: !upserts.isEmpty) {
+                try bind(insert)
+                guard let key else { return try insertedKey(insert, in: connection) }
+                while try insert.step() {}
+                return key
             }
             log.history?.insert(entity: entity.name, rowID: rowID)
             return rowID
-        } catch let error as any DatabaseFailure where error.isUniqueViolation && entity.sql.upsert != nil {
+        } catch let error as any DatabaseFailure where error.isUniqueViolation && !upserts.isEmpty {
             for (index, sql) in upserts.enumerated() {
                 let upsert = try connection.statement(sql)
                 defer { upsert.reset() }
                 do {
                     let rowID = try connection.recoverable(if: index < upserts.count - 1) {
-                        try upsert.bind(count: stored.count) { try storedValue(of: model, at: stored[$0], in: entity, dialect, log: &log) }
+                        try bind(upsert)
                         guard try upsert.step() else { throw error }
                         return upsert.int64(at: 0)
                     }
-                    log.history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.properties[$0].name })
+                    log.history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.propertyNames[$0] })
                     return rowID
                 } catch let next as any DatabaseFailure where next.isUniqueViolation && index < upserts.count - 1 {
                     continue
@@ -401,6 +408,21 @@ struct SaveBatch {
 struct UpdateKey: Hashable {
     let entity: ObjectIdentifier
     let columns: ChangedColumns
+}
+
+/// A save's inserts: each entity's insert statement, looked up once a save rather than by its SQL
+/// text once a row, and the keys the engine hands out.
+struct SaveInserts {
+    var keys = RowKeys()
+    private var statements: [ObjectIdentifier: Statement] = [:]
+
+    /// The insert statement of `entity`, prepared by `make` the first time.
+    mutating func statement(for entity: Schema.Entity, _ make: () throws -> Statement) rethrows -> Statement {
+        if let statement = statements[ObjectIdentifier(entity)] { return statement }
+        let statement = try make()
+        statements[ObjectIdentifier(entity)] = statement
+        return statement
+    }
 }
 
 /// A save's update statements, by entity and changed columns. Models changed alike usually come

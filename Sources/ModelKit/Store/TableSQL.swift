@@ -7,7 +7,8 @@ struct TableSQL: Sendable {
 
     /// The quoted table name.
     let table: String
-    private let name: String
+    /// The table name, unquoted.
+    let name: String
     /// The quoted column names, in property order.
     let columns: [String]
     /// The same, qualified by the table name, as predicates refer to them.
@@ -26,6 +27,12 @@ struct TableSQL: Sendable {
     /// ``insert`` returning the new row's primary key, for dialects where the connection does
     /// not tell it.
     let insertReturningKey: String
+    /// An insert of the primary key and every column, for dialects where the engine hands out
+    /// keys (see ``RowKeys``).
+    let insertWithKey: String
+    /// ``insertWithKey`` as an upsert on every unique constraint, returning the row's primary key
+    /// (the stored row's, after a conflict). Nil without unique constraints.
+    let upsertWithKey: String?
     /// ``insert`` for entities with unique constraints: a conflict on any of them updates the
     /// stored row instead, and the statement returns the row's primary key. Nil without unique
     /// constraints.
@@ -73,6 +80,8 @@ struct TableSQL: Sendable {
         }
         upsert = conflicts.isEmpty ? nil : insert + conflicts.joined() + " RETURNING \(pk)"
         upsertPerConstraint = conflicts.map { insert + $0 + " RETURNING \(pk)" }
+        insertWithKey = "INSERT INTO \(table) (\(([pk] + inserted).joined(separator: ", "))) VALUES (\(SQL.placeholders(inserted.count + 1)))"
+        upsertWithKey = conflicts.isEmpty ? nil : insertWithKey + conflicts.joined() + " RETURNING \(pk)"
     }
 
     /// The insert for `dialect`.

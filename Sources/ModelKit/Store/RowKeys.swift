@@ -1,0 +1,61 @@
+/// The primary keys of one save's new SQLite rows, handed out by the engine.
+///
+/// A key is never reused, not even after the newest rows are deleted: a context may still hold an
+/// identifier of a deleted row, and it must never name a newer one. SQLite's `AUTOINCREMENT`
+/// keeps that promise by reading and writing `sqlite_sequence` for every inserted row, which costs
+/// about a fifth of an insert. The engine keeps it once per save instead: the first key it needs for
+/// a table comes after the table's largest key and the table's mark in the store table (and, for
+/// tables made before this scheme, their `sqlite_sequence` entry); ``record(in:)`` moves the marks
+/// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
+/// write lock throughout, so other processes' saves see the marks.
+struct RowKeys {
+    private var next: [ObjectIdentifier: (table: TableSQL, key: Int64)] = [:]
+    /// Whether the store has a `sqlite_sequence` table, checked on first use.
+    private var hasSequenceTable: Bool?
+
+    /// The store table's key for `table`'s mark: the largest key handed out.
+    static func markName(of table: TableSQL) -> String { "lastKey:\(table.name)" }
+
+    /// A new key for a row of `entity`.
+    mutating func key(for entity: Schema.Entity, in connection: Connection) throws -> Int64 {
+        let id = ObjectIdentifier(entity)
+        if let entry = next[id] {
+            next[id] = (entry.table, entry.key + 1)
+            return entry.key
+        }
+        let first = try largestKey(of: entity.sql, in: connection) + 1
+        next[id] = (entity.sql, first + 1)
+        return first
+    }
+
+    /// Writes each table's new mark. Call inside the transaction that inserted the rows.
+    func record(in connection: Connection) throws {
+        guard !next.isEmpty else { return }
+        let statement = try connection.statement(Migrator.setStoredValue)
+        for (table, key) in next.values {
+            try statement.run([.text(Self.markName(of: table)), .text(String(key - 1))])
+        }
+    }
+
+    /// The largest key `table` has had: its largest row's, its mark's, or its `sqlite_sequence`
+    /// entry's, whichever is larger.
+    private mutating func largestKey(of table: TableSQL, in connection: Connection) throws -> Int64 {
+        if hasSequenceTable == nil {
+            hasSequenceTable = try !connection.statement(connection.dialect.tableExists).rows([.text("sqlite_sequence")]).isEmpty
+        }
+        var sources = [
+            "coalesce((SELECT max(\(TableSQL.quotedPrimaryKey)) FROM \(table.table)), 0)",
+            "coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = ?), 0)",
+        ]
+        var bindings: [SQLValue] = [.text(Self.markName(of: table))]
+        if hasSequenceTable == true {
+            sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)")
+            bindings.append(.text(table.name))
+        }
+        let rows = try connection.statement("SELECT max(\(sources.joined(separator: ", ")))").rows(bindings)
+        guard case .integer(let largest)? = rows.first?.first else {
+            throw ModelKitError.invalidSchema(entity: table.name, reason: "its largest primary key could not be read")
+        }
+        return largest
+    }
+}

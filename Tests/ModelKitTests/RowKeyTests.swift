@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+@testable import ModelKit
+
+/// Primary keys on SQLite are handed out by the engine (``RowKeys``), never reused.
+@Suite struct RowKeyTests {
+    private func insert(_ titles: [String], into container: ModelContainer) throws -> [Int64] {
+        let context = ModelContext(container)
+        let items = titles.map { TodoItem(title: $0) }
+        for item in items { context.insert(item) }
+        try context.save()
+        return items.map { $0.persistentModelID.rowID! }
+    }
+
+    private func deleteAll(_ keys: [Int64], from container: ModelContainer) throws {
+        let context = ModelContext(container)
+        for item in try context.fetch(FetchDescriptor<TodoItem>()) where keys.contains(item.persistentModelID.rowID!) {
+            context.delete(item)
+        }
+        try context.save()
+    }
+
+    @Test func newTablesHaveAPlainIntegerKeyAndKeysFollowOneAnother() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        #expect(try insert(["a", "b", "c"], into: container) == [1, 2, 3])
+        #expect(try insert(["d"], into: container) == [4])
+        let ddl = try file.sql("SELECT sql FROM sqlite_master WHERE name = 'TodoItem'")[0][0]
+        #expect(ddl.contains(#""_pk" INTEGER PRIMARY KEY"#) && !ddl.contains("AUTOINCREMENT"))
+    }
+
+    @Test(arguments: [false, true])
+    func deletingTheNewestRowsNeverGivesTheirKeysToNewRows(reopening: Bool) throws {
+        let file = try TemporaryStore()
+        var container = try file.container(for: TodoItem.self)
+        let first = try insert(["a", "b", "c"], into: container)
+        try deleteAll([first[1], first[2]], from: container)
+        #expect(try file.sql(#"SELECT max("_pk") FROM TodoItem"#) == [["1"]])
+        if reopening { container = try file.container(for: TodoItem.self) }
+        #expect(try insert(["d"], into: container) == [4])
+    }
+
+    @Test func deleteAllDataKeepsTheKeysHandedOut() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        _ = try insert(["a", "b"], into: container)
+        try container.deleteAllData()
+        #expect(try insert(["c"], into: ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(url: file.url))) == [3])
+    }
+
+    @Test func twoContainersOnOneFileTakeTurnsWithoutSharingAKey() throws {
+        let file = try TemporaryStore()
+        let one = try file.container(for: TodoItem.self)
+        let other = try file.container(for: TodoItem.self)
+        var keys: [Int64] = []
+        for round in 0..<3 {
+            keys += try insert(["one \(round)"], into: one)
+            keys += try insert(["other \(round)", "other \(round)'"], into: other)
+        }
+        try deleteAll([keys.last!], from: one)
+        keys += try insert(["last"], into: one)
+        #expect(keys == Array(1...10))
+    }
+
+    /// A store whose table was made with `AUTOINCREMENT` (before the engine handed out keys) has
+    /// a `sqlite_sequence` entry that may be ahead of its rows: new keys come after it.
+    @Test func aTableMadeWithAutoincrementContinuesAfterItsSequence() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        _ = try insert(["a"], into: container)
+        let connection = try RawConnection(path: file.url.path)
+        try connection.execute(
+            """
+            CREATE TABLE legacy (x INTEGER PRIMARY KEY AUTOINCREMENT);
+            INSERT INTO sqlite_sequence (name, seq) VALUES ('TodoItem', 41);
+            """)
+        #expect(try insert(["b"], into: container) == [42])
+    }
+}
