@@ -17,8 +17,16 @@ extension ModelContext {
         if relationship.isToMany {
             let keys = owners.compactMap { $0._$modelKit.rowID }
             let sql = prefetchSelect(relationship, owners: keys)
-            for (owner, model) in try taggedModels(of: relationship.target, sql: sql) {
-                related[owner, default: []].append(model)
+            // Rows through a foreign key come ordered by owner: each owner's models are one run,
+            // added at once (through a join table, runs are shorter).
+            let tagged = try taggedModels(of: relationship.target, sql: sql)
+            var start = tagged.startIndex
+            while start < tagged.endIndex {
+                let owner = tagged[start].0
+                var end = start + 1
+                while end < tagged.endIndex, tagged[end].0 == owner { end += 1 }
+                related[owner, default: []] += tagged[start..<end].map(\.1)
+                start = end
             }
         } else {
             let keys = Set(owners.compactMap { owner -> Int64? in

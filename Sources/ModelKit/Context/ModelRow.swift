@@ -61,6 +61,14 @@ public struct ModelRow {
         return value
     }
 
+    /// ``value(at:)`` for an optional to-one: empty until first read, which loads it.
+    @inlinable
+    public func value<Target: PersistentModel>(at index: Int) throws -> Target? { nil }
+
+    /// ``value(at:)`` for a to-many: empty until first read, which loads it.
+    @inlinable
+    public func value<Target: PersistentModel>(at index: Int) throws -> [Target] { [] }
+
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
         if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }

@@ -29,15 +29,15 @@
 @inlinable public func _modelKitRelationshipValue<Value>(holding models: [any PersistentModel], as type: Value.Type) -> Value? { nil }
 
 @inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target.Type) -> Target? {
-    models.first.map { $0 as! Target }
+    models.first.map { ($0 as AnyObject) as! Target }
 }
 
 @inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: Target?.Type) -> Target?? {
-    .some(models.first.map { $0 as! Target })
+    .some(models.first.map { ($0 as AnyObject) as! Target })
 }
 
 @inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target].Type) -> [Target]? {
-    models.map { $0 as! Target }
+    models.map { ($0 as AnyObject) as! Target }
 }
 
 extension ModelStorage {
