@@ -156,7 +156,9 @@ extension ModelContext {
             storage.setStore(store)
             storage.isInserted = false
             storage.changedColumns.removeAll()
-            if let existing = registered.insertUnlessPresent(model, for: RowKey(model)) as? any PersistentModel, existing !== model {
+            if let existing = registered.insertUnlessPresent(model, for: RowKey(model)), existing !== model,
+                let existing = existing as? any PersistentModel
+            {
                 // A unique conflict updated a row this context already has: that instance stays
                 // the row's instance, and takes the values just written.
                 do {

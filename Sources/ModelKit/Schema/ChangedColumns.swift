@@ -16,7 +16,7 @@ struct ChangedColumns: Hashable {
 
     mutating func removeAll() {
         bits = 0
-        beyond64.removeAll()
+        if !beyond64.isEmpty { beyond64.removeAll() }
     }
 
     /// The changed columns, in ascending order.
