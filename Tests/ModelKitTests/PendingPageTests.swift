@@ -1,5 +1,5 @@
 import Foundation
-import ModelKit
+@testable import ModelKit
 import Testing
 
 /// A limited fetch that sees unsaved changes reads a window of rows, not the table, and gives the
@@ -57,5 +57,60 @@ import Testing
         descriptor.fetchLimit = limit
         let page = try context.fetch(descriptor).map(\.persistentModelID)
         #expect(page == Array(whole.dropFirst(offset).prefix(limit)))
+    }
+}
+
+/// Unsaved models are merged into a sorted page in the order SQLite gives stored rows.
+@Suite struct PendingOrderTests {
+    /// Titles where Swift's string order and SQLite's byte order disagree: a decomposed "é" is
+    /// equal to the composed one in Swift, and after "z" in bytes.
+    static let titles = ["b", "B", "e\u{301}", "\u{e9}", "z", "Zebra", "ä", "a b", "ab", "", "😀", "e"]
+
+    @Test(arguments: [SortOrder.forward, .reverse])
+    func aMergedPageIsInTheOrderTheSavedRowsHave(order: SortOrder) throws {
+        let container = try inMemoryContainer(for: TodoItem.self)
+        let context = ModelContext(container)
+        for (index, title) in Self.titles.enumerated() where index % 2 == 0 {
+            context.insert(TodoItem(title: title))
+        }
+        try context.save()
+        for (index, title) in Self.titles.enumerated() where index % 2 == 1 {
+            context.insert(TodoItem(title: title))
+        }
+        let descriptor = FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title, comparator: .lexical, order: order)])
+        let merged = try context.fetch(descriptor).map(\.title)
+        try context.save()
+        let stored = try ModelContext(container).fetch(descriptor).map(\.title)
+        #expect(merged == stored)
+    }
+
+    @Test func sqliteOrderAgreesWithSQLitesOrderBy() throws {
+        let values: [SQLValue] = [
+            .null, .integer(-3), .integer(0), .integer(2), .integer(Int64.max), .real(-2.5), .real(0.5), .real(2), .real(1e300),
+            .text(""), .text("a"), .text("B"), .text("e\u{301}"), .text("\u{e9}"), .text("😀"),
+            .blob(Data()), .blob(Data([0])), .blob(Data([1, 2])), .blob(Data([0xFF])),
+        ]
+        let file = try TemporaryStore()
+        let connection = try RawConnection(path: file.url.path)
+        try connection.execute("CREATE TABLE t (i INTEGER, v)")
+        for (index, value) in values.enumerated() {
+            let literal = switch value {
+            case .null: "NULL"
+            case .integer(let number): "\(number)"
+            case .real(let number): "\(number)"
+            case .text(let text): "'\(text)'"
+            case .blob(let data): "x'\(data.map { String(format: "%02x", $0) }.joined())'"
+            }
+            try connection.execute("INSERT INTO t VALUES (\(index), \(literal))")
+        }
+        let sqlite = try file.sql("SELECT i FROM t ORDER BY v, i").map { Int($0[0])! }
+        let swift = values.indices.sorted { lhs, rhs in
+            switch values[lhs].sqliteOrder(comparedTo: values[rhs]) {
+            case .orderedAscending: true
+            case .orderedDescending: false
+            case .orderedSame: lhs < rhs
+            }
+        }
+        #expect(swift == sqlite)
     }
 }

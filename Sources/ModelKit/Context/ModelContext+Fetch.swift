@@ -29,7 +29,7 @@ extension ModelContext {
         if plan.isCompleteInSQL && !pending { return models }
 
         if pending && plan.isCompleteInSQL {
-            models = try merged(models, withPendingOf: descriptor)
+            models = try merged(models, withPendingOf: descriptor, plan: plan)
         } else {
             if pending {
                 models = models.filter { !$0._$modelKit.isDeleted } + unsavedModels(notIn: models)
@@ -40,8 +40,8 @@ extension ModelContext {
                     try (plan.filtersInSQL && !model.hasChanges) || predicate.evaluate(model)
                 }
             }
-            if pending || plan.orderBy == nil {
-                models = stableSorted(models, using: descriptor.sortBy)
+            if pending || plan.orderBy == nil, !descriptor.sortBy.isEmpty {
+                models = stableSorted(models) { compare($0, $1, using: descriptor.sortBy) }
             }
         }
         let start = min(descriptor.fetchOffset ?? 0, models.count)
@@ -53,7 +53,7 @@ extension ModelContext {
     /// in: deleted models leave, and changed and inserted models are judged in Swift and merged
     /// into place, so only they are sorted (stored rows first among equals). Without sort
     /// descriptors the rows keep their order, and new models follow.
-    private func merged<T: PersistentModel>(_ rows: [T], withPendingOf descriptor: FetchDescriptor<T>) throws -> [T] {
+    private func merged<T: PersistentModel>(_ rows: [T], withPendingOf descriptor: FetchDescriptor<T>, plan: FetchPlan<T>) throws -> [T] {
         var ordered: [T] = []
         var loose: [T] = []
         ordered.reserveCapacity(rows.count)
@@ -69,15 +69,22 @@ extension ModelContext {
         }
         guard !keepsOrder else { return ordered + loose }
         // Each loose model goes before the first stored row it sorts ahead of, found by binary
-        // search from where the previous one went: a few comparisons per unsaved model.
+        // search from where the previous one went: a few comparisons per unsaved model. On SQLite
+        // they compare as SQLite ordered the rows, by stored values, which is also much cheaper
+        // than a sort descriptor's comparison.
+        let storedOrder = plan.dialect == .sqlite ? SortSQL.storedOrder(descriptor.sortBy, entity: plan.entity) : nil
+        func compare(_ lhs: T, _ rhs: T) -> ComparisonResult {
+            if let storedOrder, let result = SortSQL.compare(lhs, rhs, by: storedOrder) { return result }
+            return self.compare(lhs, rhs, using: descriptor.sortBy)
+        }
         var result: [T] = []
         result.reserveCapacity(ordered.count + loose.count)
         var taken = 0
-        for candidate in stableSorted(loose, using: descriptor.sortBy) {
+        for candidate in stableSorted(loose, by: compare) {
             var (low, high) = (taken, ordered.count)
             while low < high {
                 let middle = (low + high) / 2
-                if compare(candidate, ordered[middle], using: descriptor.sortBy) == .orderedAscending { high = middle } else { low = middle + 1 }
+                if compare(candidate, ordered[middle]) == .orderedAscending { high = middle } else { low = middle + 1 }
             }
             result += ordered[taken..<low]
             result.append(candidate)
@@ -297,11 +304,10 @@ extension ModelContext {
         [inserted, changed, deleted].contains { pending in pending.models.contains { $0 is T } }
     }
 
-    /// Sorts by the descriptors, keeping the given order among equals.
-    private func stableSorted<T: PersistentModel>(_ models: [T], using descriptors: [SortDescriptor<T>]) -> [T] {
-        guard !descriptors.isEmpty else { return models }
-        return models.enumerated().sorted { lhs, rhs in
-            switch compare(lhs.element, rhs.element, using: descriptors) {
+    /// Sorts by `compare`, keeping the given order among equals.
+    private func stableSorted<T: PersistentModel>(_ models: [T], by compare: (T, T) -> ComparisonResult) -> [T] {
+        models.enumerated().sorted { lhs, rhs in
+            switch compare(lhs.element, rhs.element) {
             case .orderedAscending: true
             case .orderedDescending: false
             case .orderedSame: lhs.offset < rhs.offset

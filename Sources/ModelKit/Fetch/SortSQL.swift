@@ -10,17 +10,34 @@ import Foundation
 struct SortSQL {
     static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> String? {
         guard !descriptors.isEmpty else { return byPrimaryKey }
-        var terms: [String] = []
+        guard let order = storedOrder(descriptors, entity: entity) else { return nil }
+        let terms = order.map { "\(entity.sql.columns[$0.column]) \($0.ascending ? "ASC" : "DESC")" }
+        return " ORDER BY " + (terms + ["\(TableSQL.quotedPrimaryKey) ASC"]).joined(separator: ", ")
+    }
+
+    /// The columns the descriptors sort by, each with its direction; nil when one of them does not
+    /// translate (see ``orderBy(_:entity:)``).
+    static func storedOrder<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> [(column: Int, ascending: Bool)]? {
+        var order: [(column: Int, ascending: Bool)] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
                 !entity.storageTraits[column].hasUnorderedStorage, entity.properties[column].isStoredInTable, entity.isQueryable(column)
             else { return nil }
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
-            let direction = descriptor.order == .forward ? "ASC" : "DESC"
-            terms.append("\(entity.sql.columns[column]) \(direction)")
+            order.append((column, descriptor.order == .forward))
         }
-        terms.append("\(TableSQL.quotedPrimaryKey) ASC")
-        return " ORDER BY " + terms.joined(separator: ", ")
+        return order
+    }
+
+    /// How two models compare in the order SQLite sorts `order`'s columns in: their stored values,
+    /// as SQLite compares them. Nil when a value cannot be encoded.
+    static func compare(_ lhs: some PersistentModel, _ rhs: some PersistentModel, by order: [(column: Int, ascending: Bool)]) -> ComparisonResult? {
+        for (column, ascending) in order {
+            guard let left = try? lhs._modelKitValue(at: column), let right = try? rhs._modelKitValue(at: column) else { return nil }
+            let result = left.sqliteOrder(comparedTo: right)
+            if result != .orderedSame { return ascending ? result : (result == .orderedAscending ? .orderedDescending : .orderedAscending) }
+        }
+        return .orderedSame
     }
 
     /// The order of a fetch without sort descriptors.

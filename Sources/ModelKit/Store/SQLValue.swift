@@ -53,3 +53,35 @@ enum ColumnAffinity: String, Sendable {
     /// The affinity as a storage kind: `integer`, `real`, `text` or `blob`.
     var kind: String { rawValue.lowercased() }
 }
+
+extension SQLValue {
+    /// How SQLite orders this value against `other` (`ORDER BY`, binary collation): NULL first,
+    /// then numbers by value, then text and blobs byte by byte.
+    func sqliteOrder(comparedTo other: SQLValue) -> ComparisonResult {
+        func compare<C: Comparable>(_ a: C, _ b: C) -> ComparisonResult {
+            a < b ? .orderedAscending : (b < a ? .orderedDescending : .orderedSame)
+        }
+        func bytes(_ a: some Sequence<UInt8>, _ b: some Sequence<UInt8>) -> ComparisonResult {
+            a.lexicographicallyPrecedes(b) ? .orderedAscending : (b.lexicographicallyPrecedes(a) ? .orderedDescending : .orderedSame)
+        }
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)): return compare(a, b)
+        case (.real(let a), .real(let b)): return compare(a, b)
+        case (.integer(let a), .real(let b)): return compare(Double(a), b)
+        case (.real(let a), .integer(let b)): return compare(a, Double(b))
+        case (.text(let a), .text(let b)): return bytes(a.utf8, b.utf8)
+        case (.blob(let a), .blob(let b)): return bytes(a, b)
+        default: return compare(rank, other.rank)
+        }
+    }
+
+    /// The order of SQLite's storage classes when values of two of them are compared.
+    private var rank: Int {
+        switch self {
+        case .null: 0
+        case .integer, .real: 1
+        case .text: 2
+        case .blob: 3
+        }
+    }
+}
