@@ -1,38 +1,62 @@
 /// An ordered set of models, by identity: a context's inserted, changed or deleted models.
-/// Reading ``models`` is free (the array itself); removing is linear, and rare.
+///
+/// Adding and removing cost the same whatever the size: a removed model stays in the array, marked
+/// stale, until stale models are half of it, and then they all go in one pass. So deleting many
+/// unsaved models one by one is linear, not quadratic. Reading ``models`` is free unless some are
+/// stale.
 struct PendingModels {
-    private(set) var models: [any PersistentModel] = []
+    /// The models in the order they were added, with the stale ones still among them.
+    private var slots: [any PersistentModel] = []
     /// The models' identities, for membership: 8 bytes a model.
     private var members: Set<ObjectIdentifier> = []
+    /// The identities of the models in `slots` that were removed.
+    private var stale: Set<ObjectIdentifier> = []
 
-    var isEmpty: Bool { models.isEmpty }
+    var models: [any PersistentModel] {
+        stale.isEmpty ? slots : slots.filter { !stale.contains(ObjectIdentifier($0)) }
+    }
+
+    var isEmpty: Bool { members.isEmpty }
 
     func contains(_ model: some PersistentModel) -> Bool {
         members.contains(ObjectIdentifier(model))
     }
 
     mutating func add(_ model: some PersistentModel) {
-        guard members.insert(ObjectIdentifier(model)).inserted else { return }
-        models.append(model)
+        let id = ObjectIdentifier(model)
+        // A model removed and added again goes to the end, as a new one would.
+        if stale.contains(id) { compact() }
+        guard members.insert(id).inserted else { return }
+        slots.append(model)
     }
 
     @discardableResult
     mutating func remove(_ model: some PersistentModel) -> Bool {
-        guard members.remove(ObjectIdentifier(model)) != nil, let position = models.firstIndex(where: { $0 === model }) else { return false }
-        models.remove(at: position)
+        let id = ObjectIdentifier(model)
+        guard members.remove(id) != nil else { return false }
+        stale.insert(id)
+        if stale.count * 2 > slots.count { compact() }
         return true
     }
 
     /// Removes `removed`, in one pass.
     mutating func remove(_ removed: [any PersistentModel]) {
         guard !removed.isEmpty else { return }
-        for model in removed { members.remove(ObjectIdentifier(model)) }
-        models.removeAll { !members.contains(ObjectIdentifier($0)) }
+        for model in removed where members.remove(ObjectIdentifier(model)) != nil { stale.insert(ObjectIdentifier(model)) }
+        compact()
     }
 
     mutating func removeAll() {
-        models.removeAll()
+        slots.removeAll()
         members.removeAll()
+        stale.removeAll()
+    }
+
+    /// Drops the stale models from the array.
+    private mutating func compact() {
+        guard !stale.isEmpty else { return }
+        slots.removeAll { stale.contains(ObjectIdentifier($0)) }
+        stale.removeAll()
     }
 }
 
