@@ -80,6 +80,20 @@ final class EngineStore {
         try context.save()
     }
 
+    /// `count` children join one parent one at a time through their to-one (`child.parent =
+    /// parent`), which appends each to the parent's to-many; then one save.
+    func appendChildren(_ count: Int) throws {
+        let context = ModelContext(container)
+        let parent = BenchParent(name: "parent")
+        context.insert(parent)
+        for c in 0..<count {
+            let child = BenchChild(title: "child \(c)", position: c)
+            context.insert(child)
+            child.parent = parent
+        }
+        try context.save()
+    }
+
     /// Every parent with its children loaded by prefetch; returns the number of children seen.
     func fetchFamilies() throws -> Int {
         var descriptor = FetchDescriptor<BenchParent>()

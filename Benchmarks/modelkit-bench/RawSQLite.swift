@@ -61,6 +61,26 @@ final class RawStore {
         exec("COMMIT")
     }
 
+    /// One parent and `count` children pointing at it, in one transaction.
+    func appendChildren(_ count: Int) {
+        exec("BEGIN IMMEDIATE")
+        let parent = prepare(#"INSERT INTO "BenchParent" ("name") VALUES (?)"#)
+        let child = prepare(#"INSERT INTO "BenchChild" ("title", "position", "parent") VALUES (?, ?, ?)"#)
+        sqlite3_bind_text(parent, 1, "parent", -1, transient)
+        guard sqlite3_step(parent) == SQLITE_DONE else { fatalError(message) }
+        let parentKey = sqlite3_last_insert_rowid(db)
+        for c in 0..<count {
+            sqlite3_bind_text(child, 1, "child \(c)", -1, transient)
+            sqlite3_bind_int64(child, 2, Int64(c))
+            sqlite3_bind_int64(child, 3, parentKey)
+            guard sqlite3_step(child) == SQLITE_DONE else { fatalError(message) }
+            sqlite3_reset(child)
+        }
+        sqlite3_finalize(parent)
+        sqlite3_finalize(child)
+        exec("COMMIT")
+    }
+
     /// Every parent with its children, read with one join; returns the number of children.
     func fetchFamilies() -> Int {
         let statement = prepare(

@@ -173,6 +173,20 @@ func run(_ options: Options) throws -> [CaseResult] {
             }
         })
 
+    results.appendIfPresent(
+        try measure("to_many_append", options) {
+            try withTemporaryDirectory { directory in
+                let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+                return try seconds { try engine.appendChildren(parents) }
+            }
+        } raw: {
+            try withTemporaryDirectory { directory in
+                let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+                raw.createFamilySchema()
+                return seconds { raw.appendChildren(parents) }
+            }
+        })
+
     if options.wants("relationship_fetch_prefetch") {
         try withTemporaryDirectory { directory in
             let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))

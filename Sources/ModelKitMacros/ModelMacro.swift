@@ -32,6 +32,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let tests = related.map { index, property in
             "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipHolds(_\(property.name), model)"
         } + ["default: return false"]
+        let inclusions = related.filter { $0.element.isArray }.map { index, property in
+            "case \(index): return _$modelKit._include(self, keyPath: \\.\(property.name), column: \(index)) { _modelKitRelationshipInclude(model, isIncluded, in: &_\(property.name)) }"
+        } + ["default: return false"]
         let writes = related.map { index, property in
             "case \(index): if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _\(property.name))) { self.\(property.name) = value }"
         } + ["default: break"]
@@ -76,6 +79,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {
                 switch column {
             \(raw: writes.joined(separator: "\n"))
+                }
+            }
+            """,
+            """
+            public func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool {
+                switch column {
+            \(raw: inclusions.joined(separator: "\n"))
                 }
             }
             """,

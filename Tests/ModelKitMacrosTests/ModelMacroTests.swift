@@ -127,6 +127,13 @@ import Testing
                         }
                     }
 
+                    public func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool {
+                        switch column {
+                        default:
+                            return false
+                        }
+                    }
+
                     public static var schemaMetadata: [Schema.PropertyMetadata] {
                         [
                             Schema.PropertyMetadata(name: "title", keyPath: \\Item.title),
@@ -159,11 +166,13 @@ import Testing
             "if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _folder)) {",
             "self.tags = value",
             "@storageRestrictions(initializes: _folder, accesses: _$modelKit)",
+            "return _$modelKit._include(self, keyPath: \\.tags, column: 2) {\n                _modelKitRelationshipInclude(model, isIncluded, in: &_tags)",
             "_$modelKit._noteInitialValue(initialValue)",
         ] {
             #expect(result.source.contains(line), "\(line)")
         }
         #expect(!result.source.contains("_modelKitRelationshipModels(_title)"))
+        #expect(!result.source.contains("in: &_folder"), "a to-one is not changed in place")
         #expect(result.source.contains("@storageRestrictions(initializes: _title)\n"))
     }
 

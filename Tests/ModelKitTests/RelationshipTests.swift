@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Testing
 
 @testable import ModelKit
@@ -69,6 +70,44 @@ import Testing
         let reader = try self.context(store)  // relationships load through their context, so it stays
         let reloaded = try reader.fetch(FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)]))
         #expect(reloaded.map { $0.books.map(\.title) } == [[], ["Odes"]])
+    }
+
+    /// Setting a to-one changes the inverse to-many in place (no copy of the list per change),
+    /// and tells the to-many's observers as its setter would, on both the old and the new owner.
+    @Test func settingAToOneTellsTheObserversOfBothToManys() throws {
+        let context = ModelContext(try inMemoryContainer(for: Shelf.self))
+        let fiction = Shelf(name: "Fiction")
+        let poetry = Shelf(name: "Poetry")
+        let dune = Book(title: "Dune")
+        for model in [fiction, poetry] { context.insert(model) }
+        context.insert(dune)
+        nonisolated(unsafe) var changed: [String] = []
+        withObservationTracking { _ = fiction.books } onChange: { changed.append("Fiction") }
+        dune.shelf = fiction
+        withObservationTracking { _ = fiction.books } onChange: { changed.append("Fiction") }
+        withObservationTracking { _ = poetry.books } onChange: { changed.append("Poetry") }
+        dune.shelf = poetry
+        #expect(changed == ["Fiction", "Fiction", "Poetry"])
+        #expect(fiction.books.isEmpty && poetry.books.map(\.title) == ["Dune"])
+        #expect(fiction.hasChanges && poetry.hasChanges)
+    }
+
+    /// A to-many not loaded yet loads before a new model joins it through the model's to-one.
+    @Test(arguments: StoreKind.sharedStores) func joiningAToManyThatIsNotLoadedLoadsItFirst(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let writer = try context(store)
+        let fiction = Shelf(name: "Fiction")
+        writer.insert(fiction)
+        for title in ["Dune", "Emma"] { writer.insert(Book(title: title, shelf: fiction)) }
+        try writer.save()
+        let reader = try context(store)
+        let shelf = try #require(try reader.fetch(FetchDescriptor<Shelf>()).first)
+        let new = Book(title: "Odes")
+        reader.insert(new)
+        new.shelf = shelf
+        #expect(shelf.books.map(\.title).sorted() == ["Dune", "Emma", "Odes"])
+        try reader.save()
+        #expect(try self.context(store).fetch(FetchDescriptor<Shelf>()).first?.books.count == 3)
     }
 
     @Test(arguments: StoreKind.sharedStores) func modelsCreatedWithARelationshipLinkTheInverseOnInsert(kind: StoreKind) throws {

@@ -256,7 +256,9 @@ public final class ModelContext {
 
     private func registeredModel(with identifier: PersistentIdentifier) -> (any PersistentModel)? {
         guard let rowID = identifier.rowID else {
-            return inserted.models.first { $0.persistentModelID == identifier }
+            // Temporary numbers are unique in the process: compare them before building identifiers.
+            guard case .temporary(let number) = identifier.key else { return nil }
+            return inserted.models.first { $0._$modelKit.drawnTemporaryID == number && $0.persistentModelID == identifier }
         }
         guard let entity = entity(storing: identifier) else { return nil }
         return registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel

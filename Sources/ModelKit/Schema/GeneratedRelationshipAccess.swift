@@ -40,6 +40,21 @@
     models.map { ($0 as AnyObject) as! Target }
 }
 
+/// A value that is not a to-many includes nothing.
+@inlinable public func _modelKitRelationshipInclude<Value>(_ model: AnyObject, _ isIncluded: Bool, in value: inout Value) -> Bool { false }
+
+/// Makes a to-many include `model` (appended: the caller has checked that it is not there) or
+/// leave it out; false when nothing changed.
+@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(_ model: AnyObject, _ isIncluded: Bool, in value: inout [Target]) -> Bool {
+    if isIncluded {
+        value.append(model as! Target)
+        return true
+    }
+    guard let index = value.firstIndex(where: { $0 === model }) else { return false }
+    value.remove(at: index)
+    return true
+}
+
 extension ModelStorage {
     /// Notes a property's value given by an initializer: nothing for a value that is not a
     /// relationship.

@@ -14,7 +14,8 @@
 /// initializers, and becomes `Observable`.
 @attached(
     member, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
-    named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)))
+    named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)),
+    named(_modelKitInclude(_:_:at:)))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacro")

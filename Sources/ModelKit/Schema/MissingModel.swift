@@ -30,4 +30,7 @@ public final class MissingModel: PersistentModel {
 
     /// A missing model has no relationships.
     public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {}
+
+    /// It has no to-many.
+    public func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool { false }
 }

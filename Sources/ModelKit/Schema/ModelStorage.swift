@@ -177,6 +177,21 @@ public final class ModelStorage {
         }
     }
 
+    /// Performs an in-place change of the to-many at `column` that the engine makes to keep an
+    /// inverse (see ``PersistentModel/_modelKitInclude(_:_:at:)``), reporting it to Observation and
+    /// to the model's context. `write` tells whether anything changed.
+    public func _include<Model: PersistentModel, Value>(
+        _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Bool
+    ) -> Bool {
+        if faults != nil { resolveFault(model, column: column) }
+        var changed = false
+        withMutation(of: model, keyPath: keyPath) { changed = write() }
+        guard changed, !isLoading else { return changed }
+        changedColumns.insert(column)
+        context?.modelDidChange(model)
+        return true
+    }
+
     /// The relationship at `column`, from the model's entity, or from its type alone while the
     /// model is in no context (kept until a context gives the model its own).
     private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {

@@ -32,6 +32,11 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// Sets the relationship property at `column` to hold `models`, through its setter (a
     /// required to-one is never emptied).
     func _modelKitSet(_ models: [any PersistentModel], at column: Int)
+
+    /// Makes the to-many at `column` include `model` (appended) or leave it out, in place: one
+    /// model's change costs no copy of the whole list. Reports the change as a setter would,
+    /// except to the inverse. False when the property is not a to-many.
+    func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool
 }
 
 extension PersistentModel {

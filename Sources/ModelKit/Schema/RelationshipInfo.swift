@@ -9,6 +9,9 @@ struct RelationshipAccess: @unchecked Sendable {
     /// Sets the property from a list of models, through its setter. A required to-one is never
     /// emptied.
     let assign: (AnyObject, [any PersistentModel]) -> Void
+    /// Makes a to-many include the second model or leave it out, in place; false when the
+    /// property is not a to-many or nothing changed.
+    let include: (AnyObject, AnyObject, Bool) -> Bool
     /// The value a lazily loaded property starts with: nil, or an empty array.
     let placeholder: Any
 
@@ -17,6 +20,7 @@ struct RelationshipAccess: @unchecked Sendable {
         read = { ($0 as! Model)._modelKitModels(at: column) }
         holds = { ($0 as! Model)._modelKitHolds($1, at: column) }
         assign = { ($0 as! Model)._modelKitSet($1, at: column) }
+        include = { ($0 as! Model)._modelKitInclude($1, $2, at: column) }
         self.placeholder = placeholder
     }
 }
