@@ -48,13 +48,7 @@ final class RawStore {
             guard sqlite3_step(parent) == SQLITE_DONE else { fatalError(message) }
             sqlite3_reset(parent)
             let parentKey = sqlite3_last_insert_rowid(db)
-            for c in 0..<10 {
-                sqlite3_bind_text(child, 1, "child \(p).\(c)", -1, transient)
-                sqlite3_bind_int64(child, 2, Int64(c))
-                sqlite3_bind_int64(child, 3, parentKey)
-                guard sqlite3_step(child) == SQLITE_DONE else { fatalError(message) }
-                sqlite3_reset(child)
-            }
+            for c in 0..<10 { insertChild(child, title: "child \(p).\(c)", position: c, parent: parentKey) }
         }
         sqlite3_finalize(parent)
         sqlite3_finalize(child)
@@ -69,16 +63,19 @@ final class RawStore {
         sqlite3_bind_text(parent, 1, "parent", -1, transient)
         guard sqlite3_step(parent) == SQLITE_DONE else { fatalError(message) }
         let parentKey = sqlite3_last_insert_rowid(db)
-        for c in 0..<count {
-            sqlite3_bind_text(child, 1, "child \(c)", -1, transient)
-            sqlite3_bind_int64(child, 2, Int64(c))
-            sqlite3_bind_int64(child, 3, parentKey)
-            guard sqlite3_step(child) == SQLITE_DONE else { fatalError(message) }
-            sqlite3_reset(child)
-        }
+        for c in 0..<count { insertChild(child, title: "child \(c)", position: c, parent: parentKey) }
         sqlite3_finalize(parent)
         sqlite3_finalize(child)
         exec("COMMIT")
+    }
+
+    /// Runs the prepared child insert for one child.
+    private func insertChild(_ statement: OpaquePointer?, title: String, position: Int, parent: Int64) {
+        sqlite3_bind_text(statement, 1, title, -1, transient)
+        sqlite3_bind_int64(statement, 2, Int64(position))
+        sqlite3_bind_int64(statement, 3, parent)
+        guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(message) }
+        sqlite3_reset(statement)
     }
 
     /// Every parent with its children, read with one join; returns the number of children.
