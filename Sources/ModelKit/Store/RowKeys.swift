@@ -9,7 +9,10 @@
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
 struct RowKeys {
-    private var next: [ObjectIdentifier: (table: TableSQL, key: Int64)] = [:]
+    /// Each entity of the save and its next key; a save has few entities, and rows of one come in
+    /// runs, so the last one used is looked at first.
+    private var next: [(entity: Schema.Entity, key: Int64)] = []
+    private var last = 0
     /// Whether the store has a `sqlite_sequence` table, checked on first use.
     private var hasSequenceTable: Bool?
 
@@ -18,22 +21,24 @@ struct RowKeys {
 
     /// A new key for a row of `entity`.
     mutating func key(for entity: Schema.Entity, in connection: Connection) throws -> Int64 {
-        let id = ObjectIdentifier(entity)
-        if let entry = next[id] {
-            next[id] = (entry.table, entry.key + 1)
-            return entry.key
+        if last >= next.count || next[last].entity !== entity {
+            if let index = next.firstIndex(where: { $0.entity === entity }) {
+                last = index
+            } else {
+                next.append((entity, try largestKey(of: entity.sql, in: connection) + 1))
+                last = next.count - 1
+            }
         }
-        let first = try largestKey(of: entity.sql, in: connection) + 1
-        next[id] = (entity.sql, first + 1)
-        return first
+        defer { next[last].key += 1 }
+        return next[last].key
     }
 
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
     func record(in connection: Connection) throws {
         guard !next.isEmpty else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
-        for (table, key) in next.values {
-            try statement.run([.text(Self.markName(of: table)), .text(String(key - 1))])
+        for (entity, key) in next {
+            try statement.run([.text(Self.markName(of: entity.sql)), .text(String(key - 1))])
         }
     }
 
