@@ -108,6 +108,21 @@ import Testing
         #expect(read.optionalPoint == nil)
     }
 
+    /// Text is bound from the string's own UTF-8: empty, non-ASCII, long and Foundation-made
+    /// strings read back as written (SQLite keeps a NUL inside text too).
+    @Test(arguments: [
+        "", "e\u{301} \u{e9} 😀 中文", String(repeating: "abc", count: 400_000), NSString(string: "from Foundation é") as String,
+        "nul \u{0} inside",
+    ])
+    func stringsRoundTripWhateverTheirContent(text: String) throws {
+        let model = AllTypes()
+        model.string = text
+        model.optionalString = text
+        let read = try roundTrip(model, in: .onDisk)
+        #expect(read.string == text)
+        #expect(read.optionalString == text)
+    }
+
     @Test(arguments: [Double.nan, -Double.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .pi])
     func doublesKeepTheirBitPattern(value: Double) throws {
         let model = AllTypes()

@@ -416,13 +416,14 @@ struct UpdateKey: Hashable {
 /// text once a row, and the keys the engine hands out.
 struct SaveInserts {
     var keys = RowKeys()
-    private var statements: [ObjectIdentifier: Statement] = [:]
+    /// A save has few entities, so a short list.
+    private var statements: [(entity: Schema.Entity, statement: Statement)] = []
 
     /// The insert statement of `entity`, prepared by `make` the first time.
     mutating func statement(for entity: Schema.Entity, _ make: () throws -> Statement) rethrows -> Statement {
-        if let statement = statements[ObjectIdentifier(entity)] { return statement }
+        if let entry = statements.last(where: { $0.entity === entity }) { return entry.statement }
         let statement = try make()
-        statements[ObjectIdentifier(entity)] = statement
+        statements.append((entity, statement))
         return statement
     }
 }

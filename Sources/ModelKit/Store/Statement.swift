@@ -45,7 +45,7 @@ final class Statement {
         switch backend {
         case .sqlite(let handle):
             sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
+            Self.clearBindings(beyond: values.count, of: handle)
             for (offset, value) in values.enumerated() {
                 try bind(value, at: Int32(offset + 1), in: handle)
             }
@@ -59,13 +59,18 @@ final class Statement {
         switch backend {
         case .sqlite(let handle):
             sqlite3_reset(handle)
-            sqlite3_clear_bindings(handle)
+            Self.clearBindings(beyond: count, of: handle)
             for index in 0..<count {
                 try bind(value(index), at: Int32(index + 1), in: handle)
             }
         case .driver(let statement):
             statement.bind(try (0..<count).map(value))
         }
+    }
+
+    /// Clears the previous run's bindings when `count` new ones leave some of them in place.
+    private static func clearBindings(beyond count: Int, of handle: OpaquePointer) {
+        if count < sqlite3_bind_parameter_count(handle) { sqlite3_clear_bindings(handle) }
     }
 
     private func bind(_ value: SQLValue, at index: Int32, in handle: OpaquePointer) throws {
@@ -77,9 +82,16 @@ final class Statement {
             code = sqlite3_bind_int64(handle, index, integer)
         case .real(let real):
             code = sqlite3_bind_double(handle, index, real)
-        case .text(let text):
-            // The 64-bit calls: lengths past Int32 get SQLITE_TOOBIG instead of overflowing.
-            code = sqlite3_bind_text64(handle, index, text, UInt64(text.utf8.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+        case .text(var text):
+            // The string's own UTF-8, without a C-string copy; the 64-bit call, so that lengths
+            // past Int32 get SQLITE_TOOBIG instead of overflowing. An empty string still needs a
+            // pointer: a null one would bind NULL.
+            code = text.withUTF8 { bytes in
+                guard let start = bytes.baseAddress else { return sqlite3_bind_text64(handle, index, "", 0, SQLITE_TRANSIENT, UInt8(SQLITE_UTF8)) }
+                return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), SQLITE_TRANSIENT, UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let data):
             // A zero-length blob bound from a null pointer would read back as NULL.
             code = data.isEmpty
