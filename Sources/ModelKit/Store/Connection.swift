@@ -20,6 +20,10 @@ final class Connection {
     private var transactionDepth = 0
     /// Prepared statements by SQL text, each with the tick of its last use.
     private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
+    /// The SQL last looked up and where it is in `statements`: a query run again and again is
+    /// matched by comparing its text, without hashing it. Cleared whenever a statement is added
+    /// or removed, which moves the others.
+    private var last: (sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)?
     private var tick: UInt64 = 0
     /// The most statements kept prepared; past it, the least recently used half is finalized.
     static let statementCacheLimit = 256
@@ -51,6 +55,7 @@ final class Connection {
     }
 
     deinit {
+        last = nil
         statements.removeAll()
         dataVersionStatement = nil
         if case .sqlite(let handle) = backend { sqlite3_close_v2(handle) }
@@ -66,12 +71,18 @@ final class Connection {
     func statement(_ sql: String) throws -> Statement {
         trace?(sql)
         tick &+= 1
+        if let last, last.sql == sql {
+            statements.values[last.index].lastUse = tick
+            return statements.values[last.index].statement
+        }
         if let index = statements.index(forKey: sql) {
             statements.values[index].lastUse = tick
+            last = (sql, index)
             return statements.values[index].statement
         }
         let statement = try Statement(connection: self, sql: sql)
         if statements.count >= Self.statementCacheLimit { evictStatements() }
+        last = nil
         statements[sql] = (statement, tick)
         return statement
     }
@@ -79,6 +90,7 @@ final class Connection {
     /// Finalizes the least recently used half of the cached statements. A statement a caller is
     /// still stepping stays alive through the caller's reference.
     private func evictStatements() {
+        last = nil
         let byAge = statements.sorted { $0.value.lastUse < $1.value.lastUse }
         for (sql, _) in byAge.prefix(statements.count / 2) { statements[sql] = nil }
     }
