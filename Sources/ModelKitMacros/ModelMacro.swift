@@ -32,7 +32,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let tests = related.map { index, property in
             "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipHolds(_\(property.name), model)"
         } + ["default: return false"]
-        let inclusions = related.filter { $0.element.isArray }.map { index, property in
+        let inclusions = related.map { index, property in
             "case \(index): return _$modelKit._include(self, keyPath: \\.\(property.name), column: \(index)) { _modelKitRelationshipInclude(model, isIncluded, in: &_\(property.name)) }"
         } + ["default: return false"]
         let writes = related.map { index, property in

@@ -19,11 +19,6 @@ struct PersistedProperty {
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         return Self.plainTypes.contains(name)
     }
-    /// Whether the property's type is written as an array, as a to-many's is.
-    var isArray: Bool {
-        let name = type.trimmedDescription
-        return name.hasPrefix("[") && name.hasSuffix("]") && !name.contains(":")
-    }
     let defaultValue: ExprSyntax?
     /// The arguments of the property's `@Attribute(…)`, if it has one.
     let attributeArguments: LabeledExprListSyntax?

@@ -172,7 +172,8 @@ import Testing
             #expect(result.source.contains(line), "\(line)")
         }
         #expect(!result.source.contains("_modelKitRelationshipModels(_title)"))
-        #expect(!result.source.contains("in: &_folder"), "a to-one is not changed in place")
+        #expect(result.source.contains("_modelKitRelationshipInclude(model, isIncluded, in: &_folder)"))
+        #expect(!result.source.contains("in: &_title"), "a plain value is never a relationship")
         #expect(result.source.contains("@storageRestrictions(initializes: _title)\n"))
     }
 

@@ -40,8 +40,27 @@
     models.map { ($0 as AnyObject) as! Target }
 }
 
-/// A value that is not a to-many includes nothing.
+/// A value that is not a relationship includes nothing.
 @inlinable public func _modelKitRelationshipInclude<Value>(_ model: AnyObject, _ isIncluded: Bool, in value: inout Value) -> Bool { false }
+
+/// Makes a required to-one hold `model`; it is never emptied.
+@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(_ model: AnyObject, _ isIncluded: Bool, in value: inout Target) -> Bool {
+    guard isIncluded else { return false }
+    value = model as! Target
+    return true
+}
+
+/// Makes an optional to-one hold `model`, or nothing if it holds `model`; false when nothing
+/// changed.
+@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(_ model: AnyObject, _ isIncluded: Bool, in value: inout Target?) -> Bool {
+    if isIncluded {
+        value = (model as! Target)
+        return true
+    }
+    guard value === model else { return false }
+    value = nil
+    return true
+}
 
 /// Makes a to-many include `model` (appended: the caller has checked that it is not there) or
 /// leave it out; false when nothing changed.

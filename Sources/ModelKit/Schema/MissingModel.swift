@@ -31,6 +31,6 @@ public final class MissingModel: PersistentModel {
     /// A missing model has no relationships.
     public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {}
 
-    /// It has no to-many.
+    /// It has no relationships.
     public func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool { false }
 }

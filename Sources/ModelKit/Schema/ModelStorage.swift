@@ -177,7 +177,7 @@ public final class ModelStorage {
         }
     }
 
-    /// Performs an in-place change of the to-many at `column` that the engine makes to keep an
+    /// Performs an in-place change of the relationship at `column` that the engine makes to keep an
     /// inverse (see ``PersistentModel/_modelKitInclude(_:_:at:)``), reporting it to Observation and
     /// to the model's context. `write` tells whether anything changed.
     public func _include<Model: PersistentModel, Value>(

@@ -33,9 +33,10 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
     /// required to-one is never emptied).
     func _modelKitSet(_ models: [any PersistentModel], at column: Int)
 
-    /// Makes the to-many at `column` include `model` (appended) or leave it out, in place: one
-    /// model's change costs no copy of the whole list. Reports the change as a setter would,
-    /// except to the inverse. False when the property is not a to-many.
+    /// Makes the relationship at `column` include `model` (a to-many appends it, a to-one holds
+    /// it) or leave it out, in place: one model's change costs no copy of the whole list. Reports
+    /// the change as a setter would, except to the inverse. False when nothing changed or the
+    /// property is not a relationship.
     func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool
 }
 

@@ -31,27 +31,31 @@ extension RelationshipInfo {
     /// when the owner is the model whose change this follows from: it holds `model` already.
     func link(_ model: any PersistentModel, to owner: any PersistentModel) {
         guard !owner._$modelKit.isMaintainingInverse, !access.holds(owner, model) else { return }
-        if isToMany, include(model, true, in: owner) { return }
+        if include(model, true, in: owner) { return }
         access.assign(owner, isToMany ? access.read(owner) + [model] : [model])
     }
 
     /// Makes this relationship, on `owner`, leave out `model`.
     func unlink(_ model: any PersistentModel, from owner: any PersistentModel) {
         guard access.holds(owner, model) else { return }
-        if isToMany, include(model, false, in: owner) { return }
+        if include(model, false, in: owner) { return }
         access.assign(owner, access.read(owner).filter { $0 !== model })
     }
 
-    /// Adds `model` to, or removes it from, this to-many on `owner` in place, and then keeps the
-    /// inverse on `model` as the setter's upkeep would. False when the property cannot change in
-    /// place (its type is not written as an array).
+    /// Makes this relationship on `owner` include `model` (a to-many appends it, a to-one holds it
+    /// in place of what it held) or leave it out, in place, and then keeps the inverses as the
+    /// setter's upkeep would: `model`'s, and for a to-one, the one of the model it held before.
+    /// False when the property cannot change in place (a to-many whose type is not written as an
+    /// array, or emptying a required to-one).
     private func include(_ model: any PersistentModel, _ isIncluded: Bool, in owner: any PersistentModel) -> Bool {
+        let replaced = isToMany || !isIncluded ? nil : access.read(owner).first
         guard access.include(owner, model, isIncluded) else { return false }
         guard let inverse else { return true }
         let storage = owner._$modelKit
         let wasMaintaining = storage.isMaintainingInverse
         storage.isMaintainingInverse = true
         defer { storage.isMaintainingInverse = wasMaintaining }
+        if let replaced, replaced !== model { inverse.unlink(owner, from: replaced) }
         if isIncluded { inverse.link(owner, to: model) } else { inverse.unlink(owner, from: model) }
         return true
     }
