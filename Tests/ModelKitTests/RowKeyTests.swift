@@ -77,4 +77,25 @@ import Testing
             """)
         #expect(try insert(["b"], into: container) == [42])
     }
+
+    /// Two processes saving to one file at once each take keys inside their write transaction:
+    /// no save meets a key the other took (an explicit key that collided would fail the save).
+    @Test func twoProcessesSavingAtOnceNeverTakeTheSameKey() throws {
+        let store = try TemporaryStore()
+        _ = try store.container(for: Entry.self)  // made first, so the writers do not race to make it
+        let writer = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
+        let processes = try (0..<2).map { _ in
+            let process = Process()
+            process.executableURL = writer
+            process.arguments = [store.url.path, "150"]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        let keys = try store.sql(#"SELECT "_pk" FROM Entry"#).map { Int($0[0])! }
+        #expect(keys.count == 2 * 150 * 20)
+        #expect(Set(keys).count == keys.count)
+    }
 }
