@@ -35,7 +35,7 @@ struct PredicateLeaves {
     /// A constant, as `PredicateExpressions.Value` holds it.
     mutating func value<Value>(_ value: Value) {
         let constant: LeafConstant
-        if Value.self is any SQLBindable.Type, let bindable = value as? any SQLBindable {
+        if let bindable = value as? any SQLBindable {
             constant = .value(bindable.boundValue)
         } else if let codec = ValueCodec.make(for: Value.self), let encoded = try? codec.encode(value) {
             constant = .value(encoded)
@@ -189,19 +189,27 @@ final class TranslationCache: Sendable {
     }
 
     static let limit = 256
-    private let entries = Mutex<[Key: RecordedTranslation]>([:])
+    /// The translations by key, and the one found last: a predicate run in a loop compares equal
+    /// to it without being hashed.
+    private let entries = Mutex<(byKey: [Key: RecordedTranslation], last: (key: Key, translation: RecordedTranslation)?)>(([:], nil))
 
     /// How many shapes the cache holds.
-    var count: Int { entries.withLock { $0.count } }
+    var count: Int { entries.withLock { $0.byKey.count } }
 
     subscript(key: Key) -> RecordedTranslation? {
-        entries.withLock { $0[key] }
+        entries.withLock { entries in
+            if let last = entries.last, last.key == key { return last.translation }
+            guard let translation = entries.byKey[key] else { return nil }
+            entries.last = (key, translation)
+            return translation
+        }
     }
 
     func store(_ translation: RecordedTranslation, for key: Key) {
         entries.withLock { entries in
-            if entries.count >= Self.limit { entries.removeAll() }
-            entries[key] = translation
+            if entries.byKey.count >= Self.limit { entries.byKey.removeAll() }
+            entries.byKey[key] = translation
+            entries.last = (key, translation)
         }
     }
 }
