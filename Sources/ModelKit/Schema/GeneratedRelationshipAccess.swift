@@ -81,16 +81,16 @@ extension ModelStorage {
 
     /// A required to-one set by an initializer has an inverse to link at insert.
     @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target) {
-        noteInitialRelationship()
+        hasInitialRelationships = true
     }
 
     /// An optional to-one set by an initializer has an inverse to link at insert, unless nil.
     @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target?) {
-        if value != nil { noteInitialRelationship() }
+        if value != nil { hasInitialRelationships = true }
     }
 
     /// A to-many set by an initializer has inverses to link at insert, unless empty.
     @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]) {
-        if !value.isEmpty { noteInitialRelationship() }
+        if !value.isEmpty { hasInitialRelationships = true }
     }
 }

@@ -70,14 +70,10 @@ public final class ModelStorage {
 
     /// Set when an initializer gave the model related models, whose inverses its insert links:
     /// an initializer writes a property without its setter.
+    @usableFromInline
     var hasInitialRelationships: Bool {
         get { flag(.hasInitialRelationships) }
         set { setFlag(.hasInitialRelationships, newValue) }
-    }
-
-    @usableFromInline
-    func noteInitialRelationship() {
-        hasInitialRelationships = true
     }
 
     /// The model's row's primary key, once it has one.
@@ -195,9 +191,10 @@ public final class ModelStorage {
     /// The relationship at `column`, from the model's entity, or from its type alone while the
     /// model is in no context (kept until a context gives the model its own).
     private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
-        let entity = self.entity ?? Schema.standaloneEntity(for: type)
-        self.entity = entity
-        return entity.relationshipsByColumn[column]
+        if let entity { return entity.relationshipsByColumn[column] }
+        let standalone = Schema.standaloneEntity(for: type)
+        entity = standalone
+        return standalone.relationshipsByColumn[column]
     }
 
     /// Runs `write`, telling Observation's observers if the model has any: observing a model

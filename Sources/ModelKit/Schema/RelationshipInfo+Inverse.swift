@@ -26,37 +26,31 @@ extension RelationshipInfo {
         return models.filter { !present.contains(ObjectIdentifier($0)) }
     }
 
-    /// Makes this relationship, on `owner`, include `model`. Setting it runs the owner's own
-    /// maintenance, which detaches the owner from whatever it pointed at before. Nothing to do
-    /// when the owner is the model whose change this follows from: it holds `model` already.
+    /// Makes this relationship, on `owner`, include `model`; a to-one lets go of the model it held,
+    /// whose inverse follows. Nothing to do when the owner is the model whose change this follows
+    /// from: it holds `model` already.
     func link(_ model: any PersistentModel, to owner: any PersistentModel) {
         guard !owner._$modelKit.isMaintainingInverse, !access.holds(owner, model) else { return }
-        if include(model, true, in: owner) { return }
-        access.assign(owner, isToMany ? access.read(owner) + [model] : [model])
+        include(model, true, in: owner)
     }
 
-    /// Makes this relationship, on `owner`, leave out `model`.
+    /// Makes this relationship, on `owner`, leave out `model`. A required to-one is never emptied.
     func unlink(_ model: any PersistentModel, from owner: any PersistentModel) {
         guard access.holds(owner, model) else { return }
-        if include(model, false, in: owner) { return }
-        access.assign(owner, access.read(owner).filter { $0 !== model })
+        include(model, false, in: owner)
     }
 
     /// Makes this relationship on `owner` include `model` (a to-many appends it, a to-one holds it
     /// in place of what it held) or leave it out, in place, and then keeps the inverses as the
     /// setter's upkeep would: `model`'s, and for a to-one, the one of the model it held before.
-    /// False when the property cannot change in place (a to-many whose type is not written as an
-    /// array, or emptying a required to-one).
-    private func include(_ model: any PersistentModel, _ isIncluded: Bool, in owner: any PersistentModel) -> Bool {
+    private func include(_ model: any PersistentModel, _ isIncluded: Bool, in owner: any PersistentModel) {
         let replaced = isToMany || !isIncluded ? nil : access.read(owner).first
-        guard access.include(owner, model, isIncluded) else { return false }
-        guard let inverse else { return true }
+        guard access.include(owner, model, isIncluded), let inverse else { return }
         let storage = owner._$modelKit
         let wasMaintaining = storage.isMaintainingInverse
         storage.isMaintainingInverse = true
         defer { storage.isMaintainingInverse = wasMaintaining }
         if let replaced, replaced !== model { inverse.unlink(owner, from: replaced) }
         if isIncluded { inverse.link(owner, to: model) } else { inverse.unlink(owner, from: model) }
-        return true
     }
 }

@@ -9,8 +9,8 @@ struct RelationshipAccess: @unchecked Sendable {
     /// Sets the property from a list of models, through its setter. A required to-one is never
     /// emptied.
     let assign: (AnyObject, [any PersistentModel]) -> Void
-    /// Makes a to-many include the second model or leave it out, in place; false when the
-    /// property is not a to-many or nothing changed.
+    /// Makes the relationship include the second model or leave it out, in place; false when
+    /// nothing changed (a required to-one is never emptied).
     let include: (AnyObject, AnyObject, Bool) -> Bool
     /// The value a lazily loaded property starts with: nil, or an empty array.
     let placeholder: Any
