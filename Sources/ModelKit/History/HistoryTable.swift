@@ -44,7 +44,7 @@ enum HistoryTable {
 
     /// Whether the store has a history table.
     static func exists(in connection: Connection) throws -> Bool {
-        try !connection.statement(connection.dialect.tableExists).rows([.text(name)]).isEmpty
+        try connection.hasTable(named: name)
     }
 
     /// Records one transaction and returns its token. Call inside the transaction that writes the

@@ -95,6 +95,11 @@ final class Connection {
         for (sql, _) in byAge.prefix(statements.count / 2) { statements[sql] = nil }
     }
 
+    /// Whether the database has a table named `name`.
+    func hasTable(named name: String) throws -> Bool {
+        try !statement(dialect.tableExists).rows([.text(name)]).isEmpty
+    }
+
     /// How many statements are cached, for tests.
     var cachedStatementCount: Int { statements.count }
 

@@ -65,8 +65,7 @@ struct Migrator {
 
     /// A value of the store's own table, or nil if the table or the key is missing.
     func storedValue(_ key: String) throws -> String? {
-        let exists = try connection.statement(dialect.tableExists).rows([.text(Self.storeTable)])
-        guard !exists.isEmpty else { return nil }
+        guard try connection.hasTable(named: Self.storeTable) else { return nil }
         let rows = try connection.statement("SELECT value FROM \(Self.storeTable) WHERE key = ?").rows([.text(key)])
         guard case .text(let value)? = rows.first?.first else { return nil }
         return value
@@ -157,7 +156,7 @@ struct Migrator {
 
     /// Whether the database has ModelKit's tables: false for a new, empty store.
     func hasModelKitTables() throws -> Bool {
-        try !connection.statement(dialect.tableExists).rows([.text(Self.metadataTable)]).isEmpty
+        try connection.hasTable(named: Self.metadataTable)
     }
 
     /// A Swift type name as earlier releases recorded it, without module or outer-type prefixes:

@@ -46,7 +46,7 @@ struct RowKeys {
     /// entry's, whichever is larger.
     private mutating func largestKey(of table: TableSQL, in connection: Connection) throws -> Int64 {
         if hasSequenceTable == nil {
-            hasSequenceTable = try !connection.statement(connection.dialect.tableExists).rows([.text("sqlite_sequence")]).isEmpty
+            hasSequenceTable = try connection.hasTable(named: "sqlite_sequence")
         }
         var sources = [
             "coalesce((SELECT max(\(TableSQL.quotedPrimaryKey)) FROM \(table.table)), 0)",
