@@ -274,7 +274,7 @@ extension ModelContext {
                 let row = ModelRow(statement: statement, entity: entity, context: self)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
-            return models.map { unsafeDowncast($0, to: T.self) }
+            return models.unsafeDowncast(to: T.self)
         }
     }
 
@@ -322,5 +322,19 @@ extension ModelContext {
             if result != .orderedSame { return result }
         }
         return .orderedSame
+    }
+}
+
+extension Array where Element == AnyObject {
+    /// The references as `[T]`, copied at once. Each must be a `T`: an element of either array is
+    /// one class reference, so no cast or generic call is made per element.
+    func unsafeDowncast<T: AnyObject>(to type: T.Type) -> [T] {
+        guard !isEmpty else { return [] }
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: count) { references in
+                withUnsafeBufferPointer { references.initialize(from: $0.baseAddress!, count: count) }
+            }
+            initialized = count
+        }
     }
 }
