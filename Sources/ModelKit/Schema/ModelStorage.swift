@@ -14,7 +14,7 @@ public final class ModelStorage {
 
     /// Made on the first read through a property: models that are fetched but never read skip
     /// the allocation, and writes to a model nobody read have nobody to tell.
-    private var observation: ObservationRegistrar?
+    private var observers: Observers?
     /// The model's entity: its context's, or its type's own while it is in no context and was
     /// written to. Naming it from the type is slow.
     var entity: Schema.Entity?
@@ -136,15 +136,20 @@ public final class ModelStorage {
     /// Reports a read of `keyPath` to Observation, and loads the property first if it is a
     /// relationship not loaded yet.
     public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>, column: Int) {
-        registrar.access(model, keyPath: keyPath)
+        (observers ?? makeObservers()).registrar.access(model, keyPath: keyPath)
         if faults != nil { resolveFault(model, column: column) }
     }
 
-    /// The model's Observation registrar, made now if it does not exist.
-    private var registrar: ObservationRegistrar {
-        if let observation { return observation }
-        let made = ObservationRegistrar()
-        observation = made
+    /// Holds the model's Observation registrar. A class reference is a pointer to test and pass,
+    /// where an optional `ObservationRegistrar`, a struct of a resilient library, is copied
+    /// through its value witnesses on every read.
+    private final class Observers {
+        let registrar = ObservationRegistrar()
+    }
+
+    private func makeObservers() -> Observers {
+        let made = Observers()
+        observers = made
         return made
     }
 
@@ -200,8 +205,8 @@ public final class ModelStorage {
     /// Runs `write`, telling Observation's observers if the model has any: observing a model
     /// starts with a read, which makes the registrar.
     private func withMutation<Model: PersistentModel, Value>(of model: Model, keyPath: KeyPath<Model, Value>, _ write: () -> Void) {
-        guard let observation else { return write() }
-        observation.withMutation(of: model, keyPath: keyPath, write)
+        guard let observers else { return write() }
+        observers.registrar.withMutation(of: model, keyPath: keyPath, write)
     }
 
     /// Removes and returns the fault of the relationship at `column`, which is about to be loaded.
