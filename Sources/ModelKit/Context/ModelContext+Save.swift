@@ -319,15 +319,20 @@ extension ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { return true }
         let entity = try storage.entity ?? entity(for: type(of: model))
-        let changed = storage.changedColumns.sorted
-        log.history?.update(entity: entity.name, rowID: rowID, attributes: changed.lazy.map { entity.propertyNames[$0] })
-        let columns = changed.filter { entity.storedInTable[$0] }
-        guard !columns.isEmpty else { return try rowExists(rowID, of: entity, in: connection) }
+        let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
+        let update = try statements.update(for: key) {
+            let changed = storage.changedColumns.sorted
+            let columns = changed.filter { entity.storedInTable[$0] }
+            return UpdateStatements.Update(
+                attributes: changed.map { entity.propertyNames[$0] }, columns: columns,
+                statement: columns.isEmpty ? nil : try connection.statement(entity.sql.update(columns: columns)))
+        }
+        log.history?.update(entity: entity.name, rowID: rowID, attributes: update.attributes)
+        guard let statement = update.statement else { return try rowExists(rowID, of: entity, in: connection) }
+        let columns = update.columns
         if !entity.externalColumns.isEmpty, columns.contains(where: entity.externalColumns.contains) {
             try noteReplacedFiles(of: entity, row: rowID, in: connection, log: &log)
         }
-        let key = UpdateKey(entity: ObjectIdentifier(entity), columns: storage.changedColumns)
-        let statement = try statements.statement(for: key) { try connection.statement(entity.sql.update(columns: columns)) }
         try statement.bind(count: columns.count + 1) { index in
             index < columns.count ? try storedValue(of: model, at: columns[index], in: entity, connection.dialect, log: &log) : .integer(rowID)
         }
@@ -428,18 +433,28 @@ struct SaveInserts {
     }
 }
 
-/// A save's update statements, by entity and changed columns. Models changed alike usually come
-/// in runs, so the last one used is checked before hashing.
+/// A save's updates, by entity and changed columns. Models changed alike usually come in runs, so
+/// the last one used is checked before hashing.
 struct UpdateStatements {
-    private var last: (key: UpdateKey, statement: Statement)?
-    private var byKey: [UpdateKey: Statement] = [:]
+    /// What updating a row of one entity with one set of changed columns takes.
+    struct Update {
+        /// The changed properties' names, in column order, for history.
+        let attributes: [String]
+        /// The changed columns stored in the entity's table, in order.
+        let columns: [Int]
+        /// The statement that writes `columns`; nil when the table stores none of them.
+        let statement: Statement?
+    }
 
-    /// The statement for `key`, prepared by `make` the first time.
-    mutating func statement(for key: UpdateKey, _ make: () throws -> Statement) rethrows -> Statement {
-        if let last, last.key == key { return last.statement }
-        let statement = try byKey[key] ?? make()
-        byKey[key] = statement
-        last = (key, statement)
-        return statement
+    private var last: (key: UpdateKey, update: Update)?
+    private var byKey: [UpdateKey: Update] = [:]
+
+    /// The update for `key`, made by `make` the first time.
+    mutating func update(for key: UpdateKey, _ make: () throws -> Update) rethrows -> Update {
+        if let last, last.key == key { return last.update }
+        let update = try byKey[key] ?? make()
+        byKey[key] = update
+        last = (key, update)
+        return update
     }
 }
