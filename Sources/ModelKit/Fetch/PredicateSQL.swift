@@ -50,7 +50,7 @@ struct PredicateSQL {
     private static func condition<T>(
         for predicate: Predicate<T>, input: () -> SQLFragment, dialect: SQLDialect, cache: TranslationCache?
     ) throws -> SQLFragment {
-        guard let expression = predicate.expression as? any SQLTranslatable else {
+        guard let expression = TranslatableTypes.translatable(predicate.expression) else {
             throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
         }
         var leaves = PredicateLeaves()
@@ -313,5 +313,34 @@ struct StorageTraits: Sendable {
             hasUnorderedStorage: unwrapped is any UnsignedInteger.Type || unwrapped == Decimal.self)
         cache.withLock { $0[ObjectIdentifier(type)] = traits }
         return traits
+    }
+}
+
+/// Which predicate expression types translate, worked out once per type: the cast to
+/// ``SQLTranslatable`` searches the tree type's conditional conformances on every call (about
+/// 2,000 instructions for `$0.key == key`), where casting to the type found before compares one
+/// type.
+enum TranslatableTypes {
+    /// A type is an immutable value, so sharing one across threads is safe.
+    private struct Entry: @unchecked Sendable {
+        let type: (any SQLTranslatable.Type)?
+    }
+
+    private static let cache = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    /// `expression` as ``SQLTranslatable``, or nil when its type has no translation.
+    static func translatable(_ expression: any StandardPredicateExpression<Bool>) -> (any SQLTranslatable)? {
+        let type = Swift.type(of: expression)
+        let key = ObjectIdentifier(type)
+        let entry: Entry
+        if let known = cache.withLock({ $0[key] }) {
+            entry = known
+        } else {
+            entry = Entry(type: type as? any SQLTranslatable.Type)
+            cache.withLock { $0[key] = entry }
+        }
+        guard let translatableType = entry.type else { return nil }
+        func cast<T: SQLTranslatable>(_: T.Type) -> any SQLTranslatable { expression as! T }
+        return cast(translatableType)
     }
 }
