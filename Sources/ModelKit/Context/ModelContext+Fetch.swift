@@ -301,7 +301,7 @@ extension ModelContext {
     }
 
     func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {
-        [inserted, changed, deleted].contains { pending in pending.models.contains { $0 is T } }
+        inserted.containsModel(of: T.self) || changed.containsModel(of: T.self) || deleted.containsModel(of: T.self)
     }
 
     /// Sorts by `compare`, keeping the given order among equals.

@@ -22,6 +22,11 @@ struct PendingModels {
         members.contains(ObjectIdentifier(model))
     }
 
+    /// Whether a model of type `T` is among the models; free when there are none.
+    func containsModel<T: PersistentModel>(of type: T.Type) -> Bool {
+        !isEmpty && slots.contains { $0 is T && !stale.contains(ObjectIdentifier($0)) }
+    }
+
     mutating func add(_ model: some PersistentModel) {
         let id = ObjectIdentifier(model)
         // A model removed and added again goes to the end, as a new one would.
