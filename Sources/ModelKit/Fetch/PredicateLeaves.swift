@@ -35,7 +35,7 @@ struct PredicateLeaves {
     /// A constant, as `PredicateExpressions.Value` holds it.
     mutating func value<Value>(_ value: Value) {
         let constant: LeafConstant
-        if let bindable = value as? any SQLBindable {
+        if BindableTypes.contains(Value.self), let bindable = value as? any SQLBindable {
             constant = .value(bindable.boundValue)
         } else if let codec = ValueCodec.make(for: Value.self), let encoded = try? codec.encode(value) {
             constant = .value(encoded)
@@ -56,6 +56,20 @@ struct PredicateLeaves {
         }
         constants.append(constant)
         shape.append(constant.profile)
+    }
+}
+
+/// Which constant types are ``SQLBindable``, worked out once per type: most constants are not,
+/// and casting each to find out searches its conformances.
+private enum BindableTypes {
+    private static let cache = Mutex<[ObjectIdentifier: Bool]>([:])
+
+    static func contains(_ type: Any.Type) -> Bool {
+        let key = ObjectIdentifier(type)
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let isBindable = type is any SQLBindable.Type
+        cache.withLock { $0[key] = isBindable }
+        return isBindable
     }
 }
 
