@@ -30,6 +30,24 @@ import Testing
         }
     }
 
+    /// A type is among the pending models while one of its models is, and not once its models
+    /// are removed, though they stay in the array marked stale.
+    @Test func containsAModelOfATypeOnlyWhileOneIsPending() {
+        var pending = PendingModels()
+        #expect(!pending.containsModel(of: TodoItem.self))
+        let items = (0..<4).map { TodoItem(title: "\($0)") }
+        let note = Note(text: "n")
+        for item in items { pending.add(item) }
+        pending.add(note)
+        #expect(pending.containsModel(of: TodoItem.self) && pending.containsModel(of: Note.self))
+        pending.remove(note)
+        #expect(!pending.containsModel(of: Note.self))
+        for item in items.dropLast() { pending.remove(item) }
+        #expect(pending.containsModel(of: TodoItem.self))
+        pending.remove(items[3])
+        #expect(!pending.containsModel(of: TodoItem.self))
+    }
+
     /// Deleting unsaved models one by one, newest first, costs each delete the same whatever
     /// the number pending (it was a scan of them all); the rest save in the order inserted.
     @Test func deletingManyUnsavedModelsKeepsTheRestInOrder() throws {
