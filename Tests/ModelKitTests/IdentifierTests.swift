@@ -68,6 +68,49 @@ import Testing
         #expect(standIn.isComplete == false)
     }
 
+    @Test func aModelKeepsItsIdentifierAfterItsDeletionIsSavedOrItsContextIsGone() throws {
+        let container = try inMemoryContainer(for: TodoItem.self)
+        let deleted = TodoItem(title: "deleted")
+        var kept: TodoItem?
+        var ids: [PersistentIdentifier] = []
+        do {
+            let context = ModelContext(container)
+            let item = TodoItem(title: "kept")
+            context.insert(deleted)
+            context.insert(item)
+            try context.save()
+            ids = [deleted.persistentModelID, item.persistentModelID]
+            context.delete(deleted)
+            try context.save()
+            kept = item
+        }
+        let item = try #require(kept)
+        #expect(deleted.modelContext == nil && item.modelContext == nil)
+        #expect([deleted.persistentModelID, item.persistentModelID] == ids)
+        #expect(ids.allSatisfy { $0.storeIdentifier != nil && !$0.isTemporary })
+    }
+
+    @Test func aModelInsertedIntoAnotherContextOfItsStoreKeepsItsRow() throws {
+        let container = try inMemoryContainer(for: TodoItem.self)
+        var carried: TodoItem?
+        do {
+            let context = ModelContext(container)
+            context.insert(TodoItem(title: "first"))
+            try context.save()
+            carried = try context.fetch(FetchDescriptor<TodoItem>()).first
+        }
+        let item = try #require(carried)
+        let id = item.persistentModelID
+        let context = ModelContext(container)
+        context.insert(item)
+        #expect(item.modelContext === context)
+        #expect(context.registeredModel(for: id) as TodoItem? === item)
+        item.title = "changed"
+        try context.save()
+        #expect(item.persistentModelID == id)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>()).map(\.title) == ["changed"])
+    }
+
     @Test func aModelFromAnotherStoreIsInsertedAsANewRowNeverOverwritingOne() throws {
         let source = try TemporaryStore()
         var carried: TodoItem?

@@ -167,6 +167,6 @@ extension ModelContext {
         changed.remove(model)
         deleted.remove(model)
         storage.isDeleted = true
-        storage.context = nil
+        storage.leaveContext()
     }
 }

@@ -148,12 +148,11 @@ extension ModelContext {
     /// changes (all of them, when `all`, the one batch of a one-store container). Returns the
     /// identifiers saved.
     private func finish(_ batch: SaveBatch, all: Bool) -> SaveBatch.Identifiers {
-        let store = batch.link.store.identity
         let updatedIDs = batch.changed.map(\.persistentModelID)
         let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
         for model in batch.inserted {
             let storage = model._$modelKit
-            storage.setStore(store)
+            storage.enter(batch.link.handle)
             storage.isInserted = false
             storage.changedColumns.removeAll()
             if let existing = registered.insertUnlessPresent(model, for: RowKey(model)), existing !== model,
@@ -173,7 +172,7 @@ extension ModelContext {
             if model._$modelKit.rowID != nil {
                 registered.removeValue(forKey: RowKey(model))
             }
-            model._$modelKit.context = nil
+            model._$modelKit.leaveContext()
         }
         if all {
             inserted.removeAll()

@@ -51,7 +51,7 @@ extension ModelContext {
         for state in snapshot.states { state.restore() }
         for model in snapshot.inserted.models {
             let storage = model._$modelKit
-            storage.context = self
+            if let entity = storage.entity { storage.enter(handle(for: storage, of: entity)) }
             storage.isInserted = true
             storage.isDeleted = false
         }

@@ -22,7 +22,7 @@ public final class ModelContext {
 
     /// The context's ties to the container's stores, one per store, in the container's order.
     let links: [StoreLink]
-    /// What the context's models point at; see ``ContextHandle``.
+    /// What the context's models without a row point at; see ``ContextHandle``.
     let handle: ContextHandle
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
     public var statementTrace: ((String) -> Void)? {
@@ -38,11 +38,11 @@ public final class ModelContext {
     /// A context of `container`.
     public init(_ container: ModelContainer) {
         self.container = container
-        handle = ContextHandle(container: container)
+        handle = ContextHandle(container: container, store: nil)
         autosaveEnabled = false
         isMainContext = false
-        links = container.stores.map { StoreLink(store: $0, inbox: ChangeInbox()) }
-        handle.context = self
+        links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox()) }
+        claimHandles()
     }
 
     /// The main context. It and its container keep each other alive, as in SwiftData: apps keep
@@ -50,18 +50,30 @@ public final class ModelContext {
     /// actor as they land, and before each read.
     init(mainContextOf container: ModelContainer) {
         self.container = container
-        handle = ContextHandle(container: container)
+        handle = ContextHandle(container: container, store: nil)
         autosaveEnabled = true
         isMainContext = true
         let reference = MainContextReference()
-        links = container.stores.map { StoreLink(store: $0, inbox: ChangeInbox { reference.scheduleMerge() }) }
-        handle.context = self
+        links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox { reference.scheduleMerge() }) }
+        claimHandles()
         reference.context = self
     }
 
     deinit {
         handle.context = nil
+        for link in links { link.handle.context = nil }
         unloadRelationships()
+    }
+
+    private func claimHandles() {
+        handle.context = self
+        for link in links { link.handle.context = self }
+    }
+
+    /// The handle a model of this context holds: the context's own while the model has no row,
+    /// the link's to its entity's store once it has one.
+    func handle(for storage: ModelStorage, of entity: Schema.Entity) -> ContextHandle {
+        storage.rowID == nil ? handle : link(for: entity).handle
     }
 
     /// The tie to the store that holds `entity`.
@@ -124,11 +136,10 @@ public final class ModelContext {
             // A row of another store: here it is a new model, never a reference to a row that
             // happens to have the same key. Relationships it never loaded stay empty.
             storage.rowID = nil
-            storage.storeIdentifier = nil
             storage.faults = nil
         }
         storage.entity = entity
-        storage.context = self
+        storage.enter(handle(for: storage, of: entity))
         storage.isDeleted = false
         if storage.rowID == nil {
             storage.isInserted = true
@@ -147,7 +158,7 @@ public final class ModelContext {
         guard storage.context === self, !storage.isDeleted else { return }
         if inserted.remove(model) {
             storage.isInserted = false
-            storage.context = nil
+            storage.leaveContext()
         } else {
             changed.remove(model)
             deleted.add(model)
@@ -195,7 +206,7 @@ public final class ModelContext {
         let storage = model._$modelKit
         storage.isInserted = false
         storage.isDeleted = false
-        storage.context = nil
+        storage.leaveContext()
     }
 
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
@@ -321,8 +332,7 @@ public final class ModelContext {
         let model = try make(entity.type)
         let storage = model._$modelKit
         storage.entity = entity
-        storage.rowID = identifier.rowID
-        storage.storeIdentifier = identifier.storeIdentifier
+        storage.answer(to: identifier)
         return model
     }
 
@@ -348,8 +358,7 @@ public final class ModelContext {
         storage.rowID = key.rowID
         storage.entity = row.entity
         if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
-        storage.setStore(link(for: row.entity).store.identity)
-        storage.context = self
+        storage.enter(link(for: row.entity).handle)
         registered.insertUnlessPresent(model, for: key)
         return model
     }

@@ -84,15 +84,3 @@ struct RowKey: Hashable {
         self.init(entity: model._$modelKit.entity!, rowID: model._$modelKit.rowID!)
     }
 }
-
-/// A context as its models see it. Each model holds the handle strongly, and the context clears it
-/// when it goes away: one shared object instead of a weak reference (and its side table) per model.
-/// The handle keeps the container, so that models can still load their relationships afterwards.
-final class ContextHandle {
-    unowned(unsafe) var context: ModelContext?
-    let container: ModelContainer
-
-    init(container: ModelContainer) {
-        self.container = container
-    }
-}

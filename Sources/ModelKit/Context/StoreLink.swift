@@ -4,6 +4,8 @@ final class StoreLink {
     let store: Store
     /// Receives what other contexts commit to the store; drained before each read.
     let inbox: ChangeInbox
+    /// What the context's models with a row in the store point at; see ``ContextHandle``.
+    let handle: ContextHandle
     /// The context's reader connection, opened on first use; see ``ModelContext/connection(for:)``.
     var connection: Connection?
     /// The store's generation when the context last merged; see ``StoreAccess/generation``.
@@ -11,9 +13,10 @@ final class StoreLink {
     /// The reader's data version when the context last looked for other processes' commits.
     var readerDataVersion: UInt32?
 
-    init(store: Store, inbox: ChangeInbox) {
+    init(store: Store, container: ModelContainer, inbox: ChangeInbox) {
         self.store = store
         self.inbox = inbox
+        handle = ContextHandle(container: container, store: store.identity)
         mergedGeneration = store.access.generation.load(ordering: .sequentiallyConsistent)
         store.access.subscribe(inbox)
     }

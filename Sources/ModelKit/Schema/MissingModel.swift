@@ -9,8 +9,7 @@ public final class MissingModel: PersistentModel {
 
     init(identifier: PersistentIdentifier, entity: Schema.Entity?) {
         _$modelKit.entity = entity
-        _$modelKit.rowID = identifier.rowID
-        _$modelKit.storeIdentifier = identifier.storeIdentifier
+        _$modelKit.answer(to: identifier)
     }
 
     /// Never used: a missing model is not loaded from a row.

@@ -9,8 +9,9 @@ private let temporaryIDs = Atomic<UInt64>(0)
 /// ``mutate(_:keyPath:column:_:)``, which report reads and writes to Observation and record changed
 /// columns for the next save.
 public final class ModelStorage {
-    // 81 bytes, one 96-byte allocation per model: flags in one byte, and one field for the primary
-    // key or the temporary identifier.
+    // 66 bytes, one 80-byte allocation per model: one field for the context and the store, one
+    // for the primary key or the temporary identifier, nine bytes of changed columns and one of
+    // flags, last so that they pack.
 
     /// Made on the first read through a property: models that are fetched but never read skip
     /// the allocation, and writes to a model nobody read have nobody to tell.
@@ -18,15 +19,15 @@ public final class ModelStorage {
     /// The model's entity: its context's, or its type's own while it is in no context and was
     /// written to. Naming it from the type is slow.
     var entity: Schema.Entity?
+    /// The model's context, if any, and the store its row is in, if it has one.
     private var handle: ContextHandle?
     /// The row's primary key when ``Flags/hasRow`` is set; otherwise the number of the temporary
     /// identifier, 0 until one is drawn.
     private var key: Int64 = 0
-    /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
-    var changedColumns = ChangedColumns()
-    private var store: StoreIdentity?
     /// Relationships not loaded yet, by property index: they load on first read.
     var faults: Faults?
+    /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
+    var changedColumns = ChangedColumns()
     private var flags: Flags = []
 
     private struct Flags: OptionSet {
@@ -107,20 +108,28 @@ public final class ModelStorage {
     }
 
     /// The identifier of the store the model's row is in.
-    var storeIdentifier: String? {
-        get { store?.value }
-        set { store = newValue.map(StoreIdentity.init) }
-    }
-
-    /// Sets the store the row is in, sharing the store's identity object.
-    func setStore(_ identity: StoreIdentity) {
-        store = identity
-    }
+    var storeIdentifier: String? { handle?.store?.value }
 
     /// The context the model is registered in, if any.
-    var context: ModelContext? {
-        get { handle?.context }
-        set { handle = newValue?.handle }
+    var context: ModelContext? { handle?.context }
+
+    /// Gives the model `handle`'s context and store: a context's own handle while the model has no
+    /// row, its link's to the row's store once it has one (see ``ModelContext/handle(for:of:)``).
+    func enter(_ handle: ContextHandle) {
+        self.handle = handle
+    }
+
+    /// Gives a model in no context the key and store of `identifier`: a stand-in for a row that
+    /// was not found.
+    func answer(to identifier: PersistentIdentifier) {
+        rowID = identifier.rowID
+        handle = ContextHandle(container: nil, store: identifier.storeIdentifier.map(StoreIdentity.init))
+    }
+
+    /// Takes the model out of its context. A model with a row keeps its store, and no longer
+    /// loads relationships.
+    func leaveContext() {
+        handle = handle?.store == nil ? nil : handle?.detached
     }
 
     /// Fresh state for a model no context has seen yet.
@@ -228,7 +237,7 @@ public final class ModelStorage {
     /// new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
         guard let fault = takeFault(at: column) else { return }
-        guard let handle, let relationship = entity?.relationshipsByColumn[column] else { return }
-        (handle.context ?? ModelContext(handle.container)).load(fault, of: relationship, into: model)
+        guard let handle, let container = handle.container, let relationship = entity?.relationshipsByColumn[column] else { return }
+        (handle.context ?? ModelContext(container)).load(fault, of: relationship, into: model)
     }
 }
