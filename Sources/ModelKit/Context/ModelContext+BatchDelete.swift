@@ -64,8 +64,9 @@ extension ModelContext {
         for (name, keys) in outcome.deleted {
             guard let entity = container.schema.entity(named: name) else { continue }
             identifiers.reserveCapacity(identifiers.count + keys.count)
+            let scope = store.identity.scope(for: entity)
             for rowID in keys {
-                identifiers.append(PersistentIdentifier(entityName: name, storeIdentifier: store.identifier, key: .row(rowID)))
+                identifiers.append(PersistentIdentifier(scope: scope, key: .row(rowID)))
                 if let model = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel {
                     detach(deletedRowOf: model)
                 }
@@ -82,7 +83,8 @@ extension ModelContext {
             userInfo: [
                 NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
                 NotificationKey.updatedIdentifiers.rawValue: outcome.nullified.flatMap { name, keys in
-                    keys.map { PersistentIdentifier(entityName: name, storeIdentifier: store.identifier, key: .row($0)) }
+                    let scope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: store.identifier)
+                    return keys.map { PersistentIdentifier(scope: scope, key: .row($0)) }
                 },
                 NotificationKey.deletedIdentifiers.rawValue: identifiers,
             ])

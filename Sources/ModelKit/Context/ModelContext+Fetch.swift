@@ -134,11 +134,11 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
-        let storeIdentifier = link(for: plan.entity).store.identifier
+        let scope = link(for: plan.entity).store.identity.scope(for: plan.entity)
         return try run(on: plan.entity) {
             try connection(for: plan.entity).statement(sql.text).rows(sql.bindings).compactMap { row in
                 guard case .integer(let rowID) = row.first else { return nil }
-                return PersistentIdentifier(entityName: plan.entity.name, storeIdentifier: storeIdentifier, key: .row(rowID))
+                return PersistentIdentifier(scope: scope, key: .row(rowID))
             }
         }
     }

@@ -167,7 +167,7 @@ extension ModelContext {
         return DefaultHistoryTransaction(
             transactionIdentifier: token, token: DefaultHistoryToken(storeIdentifier: storeIdentifier, value: token), author: author,
             timestamp: timestamp, storeIdentifier: storeIdentifier, bundleIdentifier: bundle, processIdentifier: process,
-            changes: changes.enumerated().map { historyChange($1, at: Int64($0), in: token, of: storeIdentifier) })
+            changes: changes.enumerated().map { historyChange($1, at: Int64($0), in: token, of: store.identity) })
     }
 
     private func damagedHistory(_ token: SQLValue?) -> ModelKitError {
@@ -177,9 +177,14 @@ extension ModelContext {
 
     /// One recorded change as SwiftData shows it: a change of the entity's model type, or of
     /// ``MissingModel`` for an entity the schema no longer has.
-    private func historyChange(_ change: HistoryRecord.Change, at index: Int64, in token: Int64, of storeIdentifier: String) -> HistoryChange {
+    private func historyChange(_ change: HistoryRecord.Change, at index: Int64, in token: Int64, of store: StoreIdentity) -> HistoryChange {
         let entity = container.schema.entity(named: change.entity)
-        let identifier = PersistentIdentifier(entityName: change.entity, storeIdentifier: storeIdentifier, key: .row(change.rowID))
+        let identifier =
+            if let entity {
+                PersistentIdentifier(scope: store.scope(for: entity), key: .row(change.rowID))
+            } else {
+                PersistentIdentifier(entityName: change.entity, storeIdentifier: store.value, key: .row(change.rowID))
+            }
         func make<Model: PersistentModel>(_: Model.Type) -> HistoryChange {
             switch change.kind {
             case .insert:

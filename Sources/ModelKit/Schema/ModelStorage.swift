@@ -136,10 +136,14 @@ public final class ModelStorage {
     public init() {}
 
     func identifier(entityName: @autoclosure () -> String) -> PersistentIdentifier {
-        let entityName = entity?.name ?? entityName()
-        return PersistentIdentifier(
-            entityName: entityName, storeIdentifier: storeIdentifier,
-            key: rowID.map { .row($0) } ?? .temporary(temporaryID))
+        let key: PersistentIdentifier.Key = rowID.map { .row($0) } ?? .temporary(temporaryID)
+        guard let entity else {
+            return PersistentIdentifier(entityName: entityName(), storeIdentifier: storeIdentifier, key: key)
+        }
+        guard let store = handle?.store else {
+            return PersistentIdentifier(scope: entity.temporaryScope, key: key)
+        }
+        return PersistentIdentifier(scope: store.scope(for: entity), key: key)
     }
 
     /// Reports a read of `keyPath` to Observation, and loads the property first if it is a

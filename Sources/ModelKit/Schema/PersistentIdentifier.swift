@@ -1,16 +1,45 @@
 /// Identifies a model across contexts: its entity and its primary key in a store. A model that has
 /// not been saved yet has a temporary identifier, replaced by a permanent one when it is saved.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Identifiable, CustomStringConvertible {
+    // 24 bytes: the entity and store are shared by every identifier a context makes of them (see
+    // ``Scope``), and `didSave` and history hand out one identifier per model.
+
     enum Key: Hashable, Comparable, Sendable, Codable {
         case temporary(UInt64)
         case row(Int64)
     }
 
-    /// The model's entity (its class name).
-    public let entityName: String
-    /// The store the model lives in, or nil while it is temporary.
-    public let storeIdentifier: String?
+    /// The entity and store an identifier names a row of.
+    final class Scope: Sendable {
+        let entityName: String
+        let storeIdentifier: String?
+
+        init(entityName: String, storeIdentifier: String?) {
+            self.entityName = entityName
+            self.storeIdentifier = storeIdentifier
+        }
+
+        func matches(_ other: Scope) -> Bool {
+            self === other || (entityName == other.entityName && storeIdentifier == other.storeIdentifier)
+        }
+    }
+
+    let scope: Scope
     let key: Key
+
+    /// The model's entity (its class name).
+    public var entityName: String { scope.entityName }
+    /// The store the model lives in, or nil while it is temporary.
+    public var storeIdentifier: String? { scope.storeIdentifier }
+
+    init(scope: Scope, key: Key) {
+        self.scope = scope
+        self.key = key
+    }
+
+    init(entityName: String, storeIdentifier: String?, key: Key) {
+        self.init(scope: Scope(entityName: entityName, storeIdentifier: storeIdentifier), key: key)
+    }
 
     /// Identifiable conformance: the identifier itself (so `PersistentIdentifier.ID` is
     /// `Hashable` and `Codable`).
@@ -27,6 +56,16 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         return nil
     }
 
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.key == rhs.key && lhs.scope.matches(rhs.scope)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entityName)
+        hasher.combine(storeIdentifier)
+        hasher.combine(key)
+    }
+
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.entityName, lhs.key) < (rhs.entityName, rhs.key)
     }
@@ -36,5 +75,26 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         case .temporary(let id): "\(entityName)/t\(id)"
         case .row(let id): "\(entityName)/p\(id)"
         }
+    }
+
+    // The coding of the three stored fields this type had before scopes, so that identifiers
+    // already encoded decode alike.
+    private enum CodingKeys: String, CodingKey {
+        case entityName, storeIdentifier, key
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            entityName: try container.decode(String.self, forKey: .entityName),
+            storeIdentifier: try container.decodeIfPresent(String.self, forKey: .storeIdentifier),
+            key: try container.decode(Key.self, forKey: .key))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entityName, forKey: .entityName)
+        try container.encodeIfPresent(storeIdentifier, forKey: .storeIdentifier)
+        try container.encode(key, forKey: .key)
     }
 }

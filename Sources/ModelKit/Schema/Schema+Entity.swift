@@ -35,6 +35,8 @@ extension Schema {
         let externalColumns: Set<Int>
         /// Each property's name, in property order: what saves log to the history.
         let propertyNames: [String]
+        /// What the temporary identifiers of the entity's unsaved models share.
+        let temporaryScope: PersistentIdentifier.Scope
         /// Whether each property has a column in the entity's table, in property order.
         let storedInTable: [Bool]
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
@@ -47,6 +49,7 @@ extension Schema {
         init(_ type: any PersistentModel.Type) {
             self.type = type
             name = type.entityName
+            temporaryScope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: nil)
             let properties = type.schemaMetadata
             self.properties = properties
             let columnsByKeyPath = Dictionary(

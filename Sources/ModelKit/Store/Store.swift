@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One container's view of a store: where it is, its identity (kept in the store, so identifiers
 /// outlive a launch), whether saves are allowed, and the process-wide ``StoreAccess`` that reads
@@ -145,8 +146,28 @@ final class Store: @unchecked Sendable {
 /// A store's identifier, held by reference so that every model of the store shares one.
 final class StoreIdentity: Sendable {
     let value: String
+    /// The identifier scope of each entity with rows here, and the one found last: models of one
+    /// entity come in runs. The entity is kept so that its identity is never another's.
+    private let scopes = Mutex<(byEntity: [ObjectIdentifier: Scope], last: Scope?)>(([:], nil))
+
+    private struct Scope {
+        let entity: Schema.Entity
+        let scope: PersistentIdentifier.Scope
+    }
 
     init(_ value: String) {
         self.value = value
+    }
+
+    /// What the identifiers of `entity`'s rows here share.
+    func scope(for entity: Schema.Entity) -> PersistentIdentifier.Scope {
+        scopes.withLock { scopes in
+            if let last = scopes.last, last.entity === entity { return last.scope }
+            let id = ObjectIdentifier(entity)
+            let found = scopes.byEntity[id] ?? Scope(entity: entity, scope: .init(entityName: entity.name, storeIdentifier: value))
+            scopes.byEntity[id] = found
+            scopes.last = found
+            return found.scope
+        }
     }
 }
