@@ -28,6 +28,21 @@ import Testing
         withExtendedLifetime(keep) {}
     }
 
+    /// Reserving room, before any entry or among many, keeps every entry found and adds none.
+    @Test func reservingRoomKeepsEveryEntryAndAddsNone() {
+        let entity = Schema([TodoItem.self]).entities[0]
+        var map = IdentityMap()
+        map.reserve(0, of: ObjectIdentifier(entity))
+        map.reserve(100_000, of: ObjectIdentifier(entity))
+        let objects = (0..<3_000).map { _ in Object() }
+        for (index, object) in objects.enumerated() { map.insert(object, for: RowKey(entity: entity, rowID: Int64(index * 7))) }
+        map.reserve(50_000, of: ObjectIdentifier(entity))
+        map.reserve(1, of: ObjectIdentifier(entity))
+        #expect(map.count == objects.count)
+        for (index, object) in objects.enumerated() { #expect(map[RowKey(entity: entity, rowID: Int64(index * 7))] === object) }
+        #expect(map[RowKey(entity: entity, rowID: 1)] == nil)
+    }
+
     @Test func insertUnlessPresentKeepsTheModelAlreadyThereAndInsertsOtherwise() {
         let entity = Schema([TodoItem.self]).entities[0]
         var map = IdentityMap()

@@ -45,6 +45,12 @@ struct IdentityMap {
         return nil
     }
 
+    /// Makes room for `additional` more models of `entity` at once: a save of many new models
+    /// grows the table once, not once per doubling with the old table alongside.
+    mutating func reserve(_ additional: Int, of entity: ObjectIdentifier) {
+        (table(of: entity) ?? addTable(for: entity)).reserve(additional)
+    }
+
     @discardableResult
     mutating func removeValue(forKey key: RowKey) -> AnyObject? {
         guard let removed = table(of: key.entity)?.remove(key.rowID) else { return nil }
@@ -136,7 +142,7 @@ private final class EntityTable {
     }
 
     func insertUnlessPresent(_ model: AnyObject, for rowID: Int64) -> AnyObject? {
-        if (count + 1) * 4 > capacity * 3 { grow() }
+        if (count + 1) * 4 > capacity * 3 { grow(to: capacity * 2) }
         var slot = home(rowID)
         while slots[slot].key != Self.empty {
             if slots[slot].key == rowID { return slots[slot].model }
@@ -195,10 +201,18 @@ private final class EntityTable {
     /// How far `slot` is past `home`, going forward around the table.
     private func distance(_ home: Int, _ slot: Int) -> Int { (slot - home) & (capacity - 1) }
 
-    /// Doubles the capacity, moving each slot's contents: no retain and release per model.
-    private func grow() {
+    /// Grows the capacity, if needed, so that `additional` more models fit.
+    func reserve(_ additional: Int) {
+        var needed = capacity
+        while (count + additional) * 4 > needed * 3 { needed *= 2 }
+        if needed > capacity { grow(to: needed) }
+    }
+
+    /// Grows to `newCapacity` (a larger power of two), moving each slot's contents: no retain and
+    /// release per model.
+    private func grow(to newCapacity: Int) {
         let (old, oldCapacity) = (slots, capacity)
-        (slots, capacity, shift) = Self.allocate(capacity: capacity * 2)
+        (slots, capacity, shift) = Self.allocate(capacity: newCapacity)
         for index in 0..<oldCapacity where old[index].key != Self.empty {
             var target = home(old[index].key)
             while slots[target].key != Self.empty { target = next(target) }

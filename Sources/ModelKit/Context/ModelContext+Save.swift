@@ -150,6 +150,7 @@ extension ModelContext {
     private func finish(_ batch: SaveBatch, all: Bool) -> SaveBatch.Identifiers {
         let updatedIDs = batch.changed.map(\.persistentModelID)
         let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
+        reserveRegistrations(for: batch.inserted)
         for model in batch.inserted {
             let storage = model._$modelKit
             storage.enter(batch.link.handle)
@@ -184,6 +185,21 @@ extension ModelContext {
             deleted.remove(batch.deleted)
         }
         return SaveBatch.Identifiers(inserted: batch.inserted.map(\.persistentModelID), updated: updatedIDs, deleted: deletedIDs)
+    }
+
+    /// Makes room in the identity map for newly saved models, counted by runs of one entity.
+    private func reserveRegistrations(for models: [any PersistentModel]) {
+        var run: (entity: Schema.Entity, count: Int)?
+        for model in models {
+            guard let entity = model._$modelKit.entity else { continue }
+            if let current = run, current.entity === entity {
+                run?.count += 1
+                continue
+            }
+            if let run { registered.reserve(run.count, of: ObjectIdentifier(run.entity)) }
+            run = (entity, 1)
+        }
+        if let run { registered.reserve(run.count, of: ObjectIdentifier(run.entity)) }
     }
 
     /// The primary keys of saved models, by entity name. Models of one entity usually come in
