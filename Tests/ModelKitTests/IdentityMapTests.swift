@@ -9,7 +9,7 @@ import Testing
     @Test func behavesLikeADictionaryThroughGrowthAndRemoval() {
         let entities = [Schema([TodoItem.self]).entities[0], Schema([Note.self]).entities[0]]
         let random = SeededRandom(seed: 7)
-        var map = IdentityMap()
+        let map = IdentityMap()
         var expected: [RowKey: Object] = [:]
         var keep: [Object] = []  // keeps every object referenced, so no sweep drops one
         for _ in 0..<20_000 {
@@ -31,7 +31,7 @@ import Testing
     /// Reserving room, before any entry or among many, keeps every entry found and adds none.
     @Test func reservingRoomKeepsEveryEntryAndAddsNone() {
         let entity = Schema([TodoItem.self]).entities[0]
-        var map = IdentityMap()
+        let map = IdentityMap()
         map.reserve(0, of: ObjectIdentifier(entity))
         map.reserve(100_000, of: ObjectIdentifier(entity))
         let objects = (0..<3_000).map { _ in Object() }
@@ -45,7 +45,7 @@ import Testing
 
     @Test func insertUnlessPresentKeepsTheModelAlreadyThereAndInsertsOtherwise() {
         let entity = Schema([TodoItem.self]).entities[0]
-        var map = IdentityMap()
+        let map = IdentityMap()
         let first = Object()
         let second = Object()
         #expect(map.insertUnlessPresent(first, for: RowKey(entity: entity, rowID: 1)) == nil)
@@ -60,7 +60,7 @@ import Testing
     @Test(arguments: [1, 8, 1024, 1 << 40])
     func keysInStridesStayFindableThroughGrowthAndRemoval(stride: Int64) {
         let entity = Schema([TodoItem.self]).entities[0]
-        var map = IdentityMap()
+        let map = IdentityMap()
         let objects = (0..<5000).map { _ in Object() }
         for (index, object) in objects.enumerated() { map.insert(object, for: RowKey(entity: entity, rowID: Int64(index) * stride)) }
         for index in Swift.stride(from: 0, to: objects.count, by: 2) {
@@ -74,7 +74,7 @@ import Testing
 
     @Test func sweepIfGrownWaitsUntilTheMapHasDoubledSinceTheLastSweep() {
         let entity = Schema([TodoItem.self]).entities[0]
-        var map = IdentityMap()
+        let map = IdentityMap()
         for rowID in 0..<4095 { map.insert(Object(), for: RowKey(entity: entity, rowID: Int64(rowID))) }
         map.sweepIfGrown()
         #expect(map.count == 4095)
@@ -85,7 +85,7 @@ import Testing
 
     @Test func sweepDropsOnlyModelsNothingElseReferences() {
         let entity = Schema([TodoItem.self]).entities[0]
-        var map = IdentityMap()
+        let map = IdentityMap()
         let kept = Object()
         map.insert(kept, for: RowKey(entity: entity, rowID: 1))
         map.insert(Object(), for: RowKey(entity: entity, rowID: 2))

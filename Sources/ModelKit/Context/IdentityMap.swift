@@ -8,8 +8,11 @@
 /// the map has doubled since the last sweep, so memory follows the models in use rather than every
 /// row ever loaded. Sweeping never happens while a fetch is loading rows: those models are all in
 /// the result being built.
-struct IdentityMap {
-    private var tables: [EntityTable] = []
+final class IdentityMap {
+    /// Only ever accessed one at a time, from the map's own methods, which call no code that could
+    /// reach it again: the check for overlapping access Swift otherwise makes on each use of a
+    /// class's field is off (a fetch made two per row).
+    @exclusivity(unchecked) private var tables: [EntityTable] = []
     private(set) var count = 0
     private var sweepAt = 4096
 
@@ -30,7 +33,7 @@ struct IdentityMap {
     }
 
     /// Puts `model` under `key`, replacing the model there, if any.
-    mutating func insert(_ model: AnyObject, for key: RowKey) {
+    func insert(_ model: AnyObject, for key: RowKey) {
         if let table = table(of: key.entity), table.replace(key.rowID, with: model) { return }
         insertUnlessPresent(model, for: key)
     }
@@ -38,7 +41,7 @@ struct IdentityMap {
     /// Inserts `model` under `key` unless a model is there already, and returns that one: one
     /// probe of the table either way.
     @discardableResult
-    mutating func insertUnlessPresent(_ model: AnyObject, for key: RowKey) -> AnyObject? {
+    func insertUnlessPresent(_ model: AnyObject, for key: RowKey) -> AnyObject? {
         let table = table(of: key.entity) ?? addTable(for: key.entity)
         if let present = table.insertUnlessPresent(model, for: key.rowID) { return present }
         count += 1
@@ -47,24 +50,24 @@ struct IdentityMap {
 
     /// Makes room for `additional` more models of `entity` at once: a save of many new models
     /// grows the table once, not once per doubling with the old table alongside.
-    mutating func reserve(_ additional: Int, of entity: ObjectIdentifier) {
+    func reserve(_ additional: Int, of entity: ObjectIdentifier) {
         (table(of: entity) ?? addTable(for: entity)).reserve(additional)
     }
 
     @discardableResult
-    mutating func removeValue(forKey key: RowKey) -> AnyObject? {
+    func removeValue(forKey key: RowKey) -> AnyObject? {
         guard let removed = table(of: key.entity)?.remove(key.rowID) else { return nil }
         count -= 1
         return removed
     }
 
     /// Sweeps if the map has doubled since the last sweep.
-    mutating func sweepIfGrown() {
+    func sweepIfGrown() {
         if count >= sweepAt { sweep() }
     }
 
     /// Drops the models only the map references.
-    mutating func sweep() {
+    func sweep() {
         for table in tables { count -= table.sweep() }
         sweepAt = max(4096, count * 2)
     }
@@ -74,7 +77,7 @@ struct IdentityMap {
         return nil
     }
 
-    private mutating func addTable(for entity: ObjectIdentifier) -> EntityTable {
+    private func addTable(for entity: ObjectIdentifier) -> EntityTable {
         let table = EntityTable(entity: entity)
         tables.append(table)
         return table

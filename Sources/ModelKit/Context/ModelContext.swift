@@ -30,7 +30,7 @@ public final class ModelContext {
     }
 
     /// Models loaded from the store, by entity and primary key.
-    var registered = IdentityMap()
+    let registered = IdentityMap()
     var inserted = PendingModels()
     var changed = PendingModels()
     var deleted = PendingModels()
