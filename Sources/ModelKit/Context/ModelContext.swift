@@ -241,7 +241,7 @@ public final class ModelContext {
 
     /// Saves soon after a change, on the main actor, if this is the main context with autosave on.
     private func scheduleAutosave() {
-        guard autosaveEnabled, isMainContext, !autosaveScheduled else { return }
+        guard isMainContext, autosaveEnabled, !autosaveScheduled else { return }
         autosaveScheduled = true
         // Only the main context autosaves, and only the main actor uses it.
         let reference = MainContextReference()
