@@ -12,23 +12,28 @@ public final class ModelStorage {
     // 66 bytes, one 80-byte allocation per model: one field for the context and the store, one
     // for the primary key or the temporary identifier, nine bytes of changed columns and one of
     // flags, last so that they pack.
+    //
+    // Every field is read and written by plain loads, stores and value operations that call no
+    // code able to reach the same field again, so no two accesses to one field overlap: Swift's
+    // check for overlapping access, which it otherwise makes on each use of a class's field
+    // (about 110 instructions), is off.
 
     /// Made on the first read through a property: models that are fetched but never read skip
     /// the allocation, and writes to a model nobody read have nobody to tell.
-    private var observers: Observers?
+    @exclusivity(unchecked) private var observers: Observers?
     /// The model's entity: its context's, or its type's own while it is in no context and was
     /// written to. Naming it from the type is slow.
-    var entity: Schema.Entity?
+    @exclusivity(unchecked) var entity: Schema.Entity?
     /// The model's context, if any, and the store its row is in, if it has one.
-    private var handle: ContextHandle?
+    @exclusivity(unchecked) private var handle: ContextHandle?
     /// The row's primary key when ``Flags/hasRow`` is set; otherwise the number of the temporary
     /// identifier, 0 until one is drawn.
-    private var key: Int64 = 0
+    @exclusivity(unchecked) private var key: Int64 = 0
     /// Relationships not loaded yet, by property index: they load on first read.
-    var faults: Faults?
+    @exclusivity(unchecked) var faults: Faults?
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
-    var changedColumns = ChangedColumns()
-    private var flags: Flags = []
+    @exclusivity(unchecked) var changedColumns = ChangedColumns()
+    @exclusivity(unchecked) private var flags: Flags = []
 
     private struct Flags: OptionSet {
         let rawValue: UInt8
