@@ -56,6 +56,9 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = try PersistedProperty(variable) else {
             return []
         }
-        return ["private var _\(raw: property.name): \(property.type)"]
+        // Only the generated accessors reach the storage, each for one load, store or in-place
+        // change that calls no code able to reach it again: Swift's dynamic check for overlapping
+        // access to a class's field can never fire here, and is off.
+        return ["@exclusivity(unchecked) private var _\(raw: property.name): \(property.type)"]
     }
 }

@@ -46,7 +46,7 @@ import Testing
                         }
                     }
 
-                    private var _title: String
+                    @exclusivity(unchecked) private var _title: String
                     var code: String {
                         @storageRestrictions(initializes: _code)
                         init(initialValue) {
@@ -63,7 +63,7 @@ import Testing
                         }
                     }
 
-                    private var _code: String
+                    @exclusivity(unchecked) private var _code: String
                     var count {
                         @storageRestrictions(initializes: _count)
                         init(initialValue) {
@@ -80,7 +80,7 @@ import Testing
                         }
                     }
 
-                    private var _count: Int
+                    @exclusivity(unchecked) private var _count: Int
                     var cache: [Int] = []
                     var label: String { title }
                     init(title: String) { self.title = title }
