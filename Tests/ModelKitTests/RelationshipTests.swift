@@ -92,6 +92,30 @@ import Testing
         #expect(fiction.hasChanges && poetry.hasChanges)
     }
 
+    /// An observer told of a change reads the models on both sides while the change is under way:
+    /// it sees them as they were, and the change then completes. (No engine access to a model's
+    /// state or storage spans a call that can reach the same field, which is what lets those
+    /// fields skip Swift's exclusivity checks; this exercises the calls that could.)
+    @Test func observersReadingBothSidesDuringAChangeSeeThePreviousState() throws {
+        let context = ModelContext(try inMemoryContainer(for: Shelf.self))
+        let fiction = Shelf(name: "Fiction")
+        let poetry = Shelf(name: "Poetry")
+        let dune = Book(title: "Dune", shelf: fiction)
+        for model in [fiction, poetry] { context.insert(model) }
+        context.insert(dune)
+        try context.save()
+        let probe = ModelProbe { "\(dune.shelf?.name ?? "-") \(fiction.books.map(\.title)) \(poetry.books.map(\.title))" }
+        withObservationTracking { _ = dune.shelf } onChange: { probe.look() }
+        withObservationTracking { _ = fiction.books } onChange: { probe.look() }
+        withObservationTracking { _ = poetry.books } onChange: { probe.look() }
+        dune.shelf = poetry
+        #expect(probe.seen.count == 3)
+        #expect(probe.seen.first == "Fiction [\"Dune\"] []")
+        #expect(dune.shelf === poetry && fiction.books.isEmpty && poetry.books.map(\.title) == ["Dune"])
+        try context.save()
+        #expect(try ModelContext(context.container).fetch(FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)])).map(\.books.count) == [0, 1])
+    }
+
     /// A to-many not loaded yet loads before a new model joins it through the model's to-one.
     @Test(arguments: StoreKind.sharedStores) func joiningAToManyThatIsNotLoadedLoadsItFirst(kind: StoreKind) throws {
         let store = try TestStore(kind)
@@ -380,4 +404,17 @@ import Testing
         #expect(titles.prefix(3) == ["book 4.0", "book 4.1", "book 4.2"])
         #expect(titles.last == "book 0.2")
     }
+}
+
+/// Reads models from an Observation `onChange`, which is `@Sendable`: the test runs on one thread,
+/// and the observers are called synchronously on it.
+private final class ModelProbe: @unchecked Sendable {
+    private let read: () -> String
+    private(set) var seen: [String] = []
+
+    init(_ read: @escaping () -> String) {
+        self.read = read
+    }
+
+    func look() { seen.append(read()) }
 }
