@@ -93,10 +93,19 @@ extension ModelContext {
         return result + ordered[taken...]
     }
 
-    /// The changed and inserted models of type `T` that `rows` lacks.
+    /// The changed and inserted models of type `T` that `rows` lacks. There are usually few, and
+    /// `rows` a page: a few of them are looked for by scanning, many through a set.
     private func unsavedModels<T: PersistentModel>(notIn rows: [T]) -> [T] {
+        var unsaved: [T] = []
+        for pending in [changed, inserted] {
+            for model in pending.models { if let model = model as? T { unsaved.append(model) } }
+        }
+        guard !unsaved.isEmpty, !rows.isEmpty else { return unsaved }
+        guard unsaved.count * rows.count > 256 else {
+            return unsaved.filter { !rows.containsIdentical($0) }
+        }
         let found = Set(rows.map(ObjectIdentifier.init))
-        return (changed.models + inserted.models).compactMap { $0 as? T }.filter { !found.contains(ObjectIdentifier($0)) }
+        return unsaved.filter { !found.contains(ObjectIdentifier($0)) }
     }
 
     /// The stored rows a fetch that sees unsaved changes starts from. With a limit, and an order
@@ -322,6 +331,17 @@ extension ModelContext {
             if result != .orderedSame { return result }
         }
         return .orderedSame
+    }
+}
+
+extension Array where Element: AnyObject {
+    /// Whether `object` itself is an element, comparing the references' bits: in generic code
+    /// `contains(where:)` makes a witness call per element.
+    func containsIdentical(_ object: AnyObject) -> Bool {
+        let wanted = UInt(bitPattern: ObjectIdentifier(object))
+        return withUnsafeBytes { bytes in
+            (0..<count).contains { bytes.load(fromByteOffset: $0 * MemoryLayout<Element>.stride, as: UInt.self) == wanted }
+        }
     }
 }
 

@@ -1,0 +1,31 @@
+import Testing
+
+@testable import ModelKit
+
+/// The helpers that treat an array of class references as the references' bits.
+@Suite struct ReferenceArrayTests {
+    final class Object {}
+
+    @Test func containsIdenticalFindsTheObjectItselfAndNothingElse() {
+        let objects = (0..<40).map { _ in Object() }
+        let other = Object()
+        #expect(objects.allSatisfy { objects.containsIdentical($0) })
+        #expect(!objects.containsIdentical(other))
+        #expect(![Object]().containsIdentical(other))
+    }
+
+    @Test func unsafeDowncastKeepsEveryReferenceInOrder() {
+        let objects = (0..<40).map { _ in Object() }
+        let erased: [AnyObject] = objects
+        let typed = erased.unsafeDowncast(to: Object.self)
+        #expect(typed.count == objects.count && zip(typed, objects).allSatisfy { $0 === $1 })
+        #expect([AnyObject]().unsafeDowncast(to: Object.self).isEmpty)
+        weak var released: Object?
+        do {
+            let object = Object()
+            released = object
+            _ = ([object] as [AnyObject]).unsafeDowncast(to: Object.self)
+        }
+        #expect(released == nil, "the copy retains each reference once and releases it with the array")
+    }
+}
