@@ -72,11 +72,13 @@ extension ModelContext {
         // search from where the previous one went: a few comparisons per unsaved model. On SQLite
         // they compare as SQLite ordered the rows, by stored values, which is also much cheaper
         // than a sort descriptor's comparison.
-        let storedOrder = plan.dialect == .sqlite ? SortSQL.storedOrder(descriptor.sortBy, entity: plan.entity) : nil
+        let storedOrder = plan.dialect == .sqlite ? plan.storedOrder : nil
         func compare(_ lhs: T, _ rhs: T) -> ComparisonResult {
             if let storedOrder, let result = SortSQL.compare(lhs, rhs, by: storedOrder) { return result }
             return self.compare(lhs, rhs, using: descriptor.sortBy)
         }
+        // Appended one by one: in this unspecialized code, appending a slice walks it through
+        // the generic collection protocols, several times the cost.
         var result: [T] = []
         result.reserveCapacity(ordered.count + loose.count)
         var taken = 0
@@ -86,11 +88,17 @@ extension ModelContext {
                 let middle = (low + high) / 2
                 if compare(candidate, ordered[middle]) == .orderedAscending { high = middle } else { low = middle + 1 }
             }
-            result += ordered[taken..<low]
+            while taken < low {
+                result.append(ordered[taken])
+                taken += 1
+            }
             result.append(candidate)
-            taken = low
         }
-        return result + ordered[taken...]
+        while taken < ordered.count {
+            result.append(ordered[taken])
+            taken += 1
+        }
+        return result
     }
 
     /// The changed and inserted models of type `T` that `rows` lacks. There are usually few, and

@@ -10,6 +10,9 @@ struct FetchPlan<T: PersistentModel> {
     let untranslated: Untranslatable?
     /// The `ORDER BY` clause; nil when sorting runs in Swift.
     let orderBy: String?
+    /// The columns the sort descriptors sort by, with their directions (see
+    /// ``SortSQL/storedOrder(_:entity:)``); nil when sorting runs in Swift.
+    let storedOrder: [(column: Int, ascending: Bool)]?
     let dialect: SQLDialect
 
     init(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
@@ -30,7 +33,8 @@ struct FetchPlan<T: PersistentModel> {
         self.condition = condition
         self.whereClause = condition.map { SQLFragment(" WHERE " + $0.text, bindings: $0.bindings) }
         self.untranslated = untranslated
-        self.orderBy = SortSQL.orderBy(descriptor.sortBy, entity: entity)
+        storedOrder = SortSQL.storedOrder(descriptor.sortBy, entity: entity)
+        orderBy = SortSQL.orderBy(storedOrder, entity: entity)
     }
 
     /// Whether SQLite sees the whole filter.

@@ -8,15 +8,17 @@ import Foundation
 /// strings some other way (`.localizedStandard` on Apple platforms), so that the caller sorts in
 /// Swift instead.
 struct SortSQL {
-    static func orderBy<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> String? {
-        guard !descriptors.isEmpty else { return byPrimaryKey }
-        guard let order = storedOrder(descriptors, entity: entity) else { return nil }
+    /// The `ORDER BY` clause for `order` (see ``storedOrder(_:entity:)``), the primary key breaking
+    /// ties; nil when `order` is nil. No sort descriptors sort by primary key.
+    static func orderBy(_ order: [(column: Int, ascending: Bool)]?, entity: Schema.Entity) -> String? {
+        guard let order else { return nil }
+        guard !order.isEmpty else { return byPrimaryKey }
         let terms = order.map { "\(entity.sql.columns[$0.column]) \($0.ascending ? "ASC" : "DESC")" }
         return " ORDER BY " + (terms + ["\(TableSQL.quotedPrimaryKey) ASC"]).joined(separator: ", ")
     }
 
     /// The columns the descriptors sort by, each with its direction; nil when one of them does not
-    /// translate (see ``orderBy(_:entity:)``).
+    /// translate, as described above.
     static func storedOrder<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> [(column: Int, ascending: Bool)]? {
         var order: [(column: Int, ascending: Bool)] = []
         for descriptor in descriptors {
