@@ -242,6 +242,15 @@ public final class ModelStorage {
         isLoading = wasLoading
     }
 
+    /// Runs `body`, which keeps the inverse side of the model's relationships in step with a change
+    /// the model made: the models it updates need not link back to this one.
+    func maintainingInverse(_ body: () -> Void) {
+        let wasMaintaining = isMaintainingInverse
+        isMaintainingInverse = true
+        body()
+        isMaintainingInverse = wasMaintaining
+    }
+
     /// Loads a relationship through the model's context or, when that context is gone, through a
     /// new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {

@@ -2,17 +2,15 @@ extension RelationshipInfo {
     /// Keeps the inverse side in step after `model`'s side changed from `before` to `after`.
     func maintainInverse(of model: any PersistentModel, before: [any PersistentModel], after: [any PersistentModel]) {
         guard let inverse else { return }
-        let storage = model._$modelKit
-        let wasMaintaining = storage.isMaintainingInverse
-        storage.isMaintainingInverse = true
-        defer { storage.isMaintainingInverse = wasMaintaining }
-        if after.count >= before.count, zip(before, after).allSatisfy({ $0 === $1 }) {
-            // Appends, the common change of a to-many: only the new tail needs linking.
-            for target in after[before.count...] { inverse.link(model, to: target) }
-            return
+        model._$modelKit.maintainingInverse {
+            if after.count >= before.count, zip(before, after).allSatisfy({ $0 === $1 }) {
+                // Appends, the common change of a to-many: only the new tail needs linking.
+                for target in after[before.count...] { inverse.link(model, to: target) }
+                return
+            }
+            for target in Self.missing(from: after, in: before) { inverse.unlink(model, from: target) }
+            for target in Self.missing(from: before, in: after) { inverse.link(model, to: target) }
         }
-        for target in Self.missing(from: after, in: before) { inverse.unlink(model, from: target) }
-        for target in Self.missing(from: before, in: after) { inverse.link(model, to: target) }
     }
 
     /// The models of `models` that `others` lacks, in order. Short lists are compared directly;
@@ -46,11 +44,9 @@ extension RelationshipInfo {
     private func include(_ model: any PersistentModel, _ isIncluded: Bool, in owner: any PersistentModel) {
         let replaced = isToMany || !isIncluded ? nil : access.read(owner).first
         guard access.include(owner, model, isIncluded), let inverse else { return }
-        let storage = owner._$modelKit
-        let wasMaintaining = storage.isMaintainingInverse
-        storage.isMaintainingInverse = true
-        defer { storage.isMaintainingInverse = wasMaintaining }
-        if let replaced, replaced !== model { inverse.unlink(owner, from: replaced) }
-        if isIncluded { inverse.link(owner, to: model) } else { inverse.unlink(owner, from: model) }
+        owner._$modelKit.maintainingInverse {
+            if let replaced, replaced !== model { inverse.unlink(owner, from: replaced) }
+            if isIncluded { inverse.link(owner, to: model) } else { inverse.unlink(owner, from: model) }
+        }
     }
 }
