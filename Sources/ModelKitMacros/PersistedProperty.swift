@@ -4,6 +4,11 @@ import SwiftSyntax
 struct PersistedProperty {
     let name: String
     let type: TypeSyntax
+    let defaultValue: ExprSyntax?
+    /// The arguments of the property's `@Attribute(…)`, if it has one.
+    let attributeArguments: LabeledExprListSyntax?
+    /// The arguments of the property's `@Relationship(…)`, if it has one.
+    let relationshipArguments: LabeledExprListSyntax?
 
     /// The standard types a property of which cannot be a relationship, optional or in an array.
     private static let plainTypes: Set<String> = [
@@ -19,11 +24,6 @@ struct PersistedProperty {
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         return Self.plainTypes.contains(name)
     }
-    let defaultValue: ExprSyntax?
-    /// The arguments of the property's `@Attribute(…)`, if it has one.
-    let attributeArguments: LabeledExprListSyntax?
-    /// The arguments of the property's `@Relationship(…)`, if it has one.
-    let relationshipArguments: LabeledExprListSyntax?
 
     /// The persisted properties of `classDecl`, in declaration order, or the diagnostics explaining
     /// why a stored property cannot be persisted.

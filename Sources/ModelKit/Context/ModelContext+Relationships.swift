@@ -45,7 +45,7 @@ extension ModelContext {
         guard storage.hasInitialRelationships, let entity = storage.entity else { return }
         storage.hasInitialRelationships = false
         for relationship in entity.orderedRelationships where relationship.inverse != nil {
-            guard model._$modelKit.faults?[relationship.column] == nil else { continue }
+            guard storage.faults?[relationship.column] == nil else { continue }
             for related in relationship.access.read(model) {
                 relationship.inverse!.link(model, to: related)
             }

@@ -47,7 +47,6 @@ extension PersistentModel {
     /// No compound unique constraints unless the class declares `#Unique`.
     public static var _modelKitUniqueConstraints: [[AnyKeyPath]] { [] }
 
-
     /// The model's identifier: temporary until the model is first saved, permanent afterwards.
     public var persistentModelID: PersistentIdentifier { _$modelKit.identifier(entityName: Self.entityName) }
 
