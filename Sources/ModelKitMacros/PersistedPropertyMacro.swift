@@ -30,6 +30,23 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                 _$modelKit._noteInitialValue(initialValue)
             }
             """
+        // A setter that may write a relationship passes the old and the new value, for the
+        // overload its type picks to keep the inverse in step.
+        let setter: AccessorDeclSyntax = property.isPlainValue
+            ? """
+            set {
+                _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column)) {
+                    _\(raw: name) = newValue
+                }
+            }
+            """
+            : """
+            set {
+                _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column), from: _\(raw: name), to: newValue) {
+                    _\(raw: name) = newValue
+                }
+            }
+            """
         return [
             initializer,
             """
@@ -38,13 +55,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
                 return _\(raw: name)
             }
             """,
-            """
-            set {
-                _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column)) {
-                    _\(raw: name) = newValue
-                }
-            }
-            """,
+            setter,
         ]
     }
 

@@ -168,6 +168,7 @@ import Testing
             "@storageRestrictions(initializes: _folder, accesses: _$modelKit)",
             "return _$modelKit._include(self, keyPath: \\.tags, column: 2) {\n                _modelKitRelationshipInclude(model, isIncluded, in: &_tags)",
             "_$modelKit._noteInitialValue(initialValue)",
+            "_$modelKit.mutate(self, keyPath: \\.tags, column: 2, from: _tags, to: newValue) {",
         ] {
             #expect(result.source.contains(line), "\(line)")
         }
@@ -175,6 +176,7 @@ import Testing
         #expect(result.source.contains("_modelKitRelationshipInclude(model, isIncluded, in: &_folder)"))
         #expect(!result.source.contains("in: &_title"), "a plain value is never a relationship")
         #expect(result.source.contains("@storageRestrictions(initializes: _title)\n"))
+        #expect(result.source.contains("_$modelKit.mutate(self, keyPath: \\.title, column: 0) {"), "a plain value's setter passes no old value")
     }
 
     @Test(arguments: [

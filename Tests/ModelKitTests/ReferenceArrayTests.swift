@@ -14,6 +14,17 @@ import Testing
         #expect(![Object]().containsIdentical(other))
     }
 
+    @Test func startsWithIdenticalComparesTheLeadingReferences() {
+        let objects = (0..<40).map { _ in Object() }
+        #expect(objects.startsWithIdentical([]) && objects.startsWithIdentical(objects))
+        #expect(objects.startsWithIdentical(Array(objects.prefix(39))))
+        #expect(!Array(objects.prefix(39)).startsWithIdentical(objects), "longer than the array")
+        var changed = objects
+        changed[20] = Object()
+        #expect(!changed.startsWithIdentical(objects) && !objects.startsWithIdentical(Array(changed.prefix(21))))
+        #expect(objects.startsWithIdentical(Array(changed.prefix(20))))
+    }
+
     @Test func unsafeDowncastKeepsEveryReferenceInOrder() {
         let objects = (0..<40).map { _ in Object() }
         let erased: [AnyObject] = objects

@@ -341,28 +341,3 @@ extension ModelContext {
         return .orderedSame
     }
 }
-
-extension Array where Element: AnyObject {
-    /// Whether `object` itself is an element, comparing the references' bits: in generic code
-    /// `contains(where:)` makes a witness call per element.
-    func containsIdentical(_ object: AnyObject) -> Bool {
-        let wanted = UInt(bitPattern: ObjectIdentifier(object))
-        return withUnsafeBytes { bytes in
-            (0..<count).contains { bytes.load(fromByteOffset: $0 * MemoryLayout<Element>.stride, as: UInt.self) == wanted }
-        }
-    }
-}
-
-extension Array where Element == AnyObject {
-    /// The references as `[T]`, copied at once. Each must be a `T`: an element of either array is
-    /// one class reference, so no cast or generic call is made per element.
-    func unsafeDowncast<T: AnyObject>(to type: T.Type) -> [T] {
-        guard !isEmpty else { return [] }
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: count) { references in
-                withUnsafeBufferPointer { references.initialize(from: $0.baseAddress!, count: count) }
-            }
-            initialized = count
-        }
-    }
-}

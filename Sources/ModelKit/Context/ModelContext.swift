@@ -357,7 +357,10 @@ public final class ModelContext {
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity
-        if !row.entity.relationshipsByColumn.isEmpty { storage.faults = row.faults }
+        if !row.entity.relationshipsByColumn.isEmpty {
+            storage.faults = row.faults
+            storage.relationshipsMayDisagree = true  // what the row holds, not what setters kept in step
+        }
         storage.enter(link(for: row.entity).handle)
         registered.insertUnlessPresent(model, for: key)
         return model

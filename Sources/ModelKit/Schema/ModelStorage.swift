@@ -43,6 +43,7 @@ public final class ModelStorage {
         static let isLoading = Flags(rawValue: 8)
         static let isMaintainingInverse = Flags(rawValue: 16)
         static let hasInitialRelationships = Flags(rawValue: 32)
+        static let relationshipsMayDisagree = Flags(rawValue: 64)
     }
 
     private func flag(_ flag: Flags) -> Bool { flags.contains(flag) }
@@ -80,6 +81,21 @@ public final class ModelStorage {
     var hasInitialRelationships: Bool {
         get { flag(.hasInitialRelationships) }
         set { setFlag(.hasInitialRelationships, newValue) }
+    }
+
+    /// Set once a relationship of the model takes a value from elsewhere than a setter that keeps
+    /// the inverse in step: a stored row, a restore, a merge.
+    var relationshipsMayDisagree: Bool {
+        get { flag(.relationshipsMayDisagree) }
+        set { setFlag(.relationshipsMayDisagree, newValue) }
+    }
+
+    /// Whether every model this one's relationships hold holds it back through the inverse, and
+    /// every model whose inverse holds it is held: true while its relationships only ever changed
+    /// through setters, which keep both sides in step. A model with relationships loaded from a
+    /// store, set by an initializer (until its insert links them) or deleted may disagree.
+    var relationshipsAgree: Bool {
+        flags.isDisjoint(with: [.relationshipsMayDisagree, .hasInitialRelationships, .isDeleted])
     }
 
     /// The model's row's primary key, once it has one.
@@ -177,23 +193,16 @@ public final class ModelStorage {
         if faults != nil { resolveFault(model, column: column) }
     }
 
-    /// Performs a write of `keyPath`, reporting it to Observation and to the model's context. When
-    /// the property is a relationship with an inverse, the other side follows, in memory.
+    /// Performs a write of `keyPath`, a property that is not a relationship, reporting it to
+    /// Observation and to the model's context. Properties that may be relationships go through
+    /// the overloads of `mutate(_:keyPath:column:from:to:_:)`, which keep the inverse in step.
     public func mutate<Model: PersistentModel, Value>(
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Void
     ) {
-        guard !isLoading else {
-            withMutation(of: model, keyPath: keyPath, write)
-            return
-        }
-        let relationship = self.relationship(of: Model.self, at: column).flatMap { $0.inverse == nil ? nil : $0 }
-        let before = relationship?.access.read(model)
         withMutation(of: model, keyPath: keyPath, write)
+        guard !isLoading else { return }
         changedColumns.insert(column)
         context?.modelDidChange(model)
-        if let relationship, let before {
-            relationship.maintainInverse(of: model, before: before, after: relationship.access.read(model))
-        }
     }
 
     /// Performs an in-place change of the relationship at `column` that the engine makes to keep an
@@ -213,7 +222,7 @@ public final class ModelStorage {
 
     /// The relationship at `column`, from the model's entity, or from its type alone while the
     /// model is in no context (kept until a context gives the model its own).
-    private func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
+    func relationship<Model: PersistentModel>(of type: Model.Type, at column: Int) -> RelationshipInfo? {
         if let entity { return entity.relationshipsByColumn[column] }
         let standalone = Schema.standaloneEntity(for: type)
         entity = standalone

@@ -13,6 +13,27 @@ extension RelationshipInfo {
         }
     }
 
+    /// Keeps the inverse side in step after `model`'s to-many changed from `before` to `after`.
+    /// Appends, the common change, are told by comparing the references' bits.
+    func maintainInverse<Target: PersistentModel>(of model: any PersistentModel, from before: [Target], to after: [Target]) {
+        guard let inverse else { return }
+        guard after.count >= before.count, after.startsWithIdentical(before) else {
+            return maintainInverse(of: model, before: before, after: after)
+        }
+        model._$modelKit.maintainingInverse {
+            for target in after[before.count...] { inverse.link(model, to: target) }
+        }
+    }
+
+    /// Keeps the inverse side in step after `model`'s to-one changed from `before` to `after`.
+    func maintainInverse(of model: any PersistentModel, replacing before: (any PersistentModel)?, with after: (any PersistentModel)?) {
+        guard let inverse, before !== after else { return }
+        model._$modelKit.maintainingInverse {
+            if let before { inverse.unlink(model, from: before) }
+            if let after { inverse.link(model, to: after, isNew: true) }
+        }
+    }
+
     /// The models of `models` that `others` lacks, in order. Short lists are compared directly;
     /// long ones through a set, so that appending to a large to-many costs its length, not its
     /// square.
@@ -27,8 +48,18 @@ extension RelationshipInfo {
     /// Makes this relationship, on `owner`, include `model`; a to-one lets go of the model it held,
     /// whose inverse follows. Nothing to do when the owner is the model whose change this follows
     /// from: it holds `model` already.
-    func link(_ model: any PersistentModel, to owner: any PersistentModel) {
-        guard !owner._$modelKit.isMaintainingInverse, !access.holds(owner, model) else { return }
+    ///
+    /// `isNew` says that `model`'s side of the inverse did not hold `owner` before its
+    /// change. Then, while both models' relationships agree (see
+    /// ``ModelStorage/relationshipsAgree``), `owner` cannot hold `model` either, and a loaded
+    /// to-many is not searched for it: children joining a parent one by one cost each join, not
+    /// the length of the parent's list.
+    func link(_ model: any PersistentModel, to owner: any PersistentModel, isNew: Bool = false) {
+        let storage = owner._$modelKit
+        guard !storage.isMaintainingInverse else { return }
+        let absent = isNew && storage.relationshipsAgree && model._$modelKit.relationshipsAgree
+            && storage.faults?[column] == nil
+        guard absent || !access.holds(owner, model) else { return }
         include(model, true, in: owner)
     }
 
