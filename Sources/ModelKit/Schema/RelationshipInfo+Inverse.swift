@@ -20,8 +20,12 @@ extension RelationshipInfo {
         guard after.count >= before.count, after.startsWithIdentical(before) else {
             return maintainInverse(of: model, before: before, after: after)
         }
+        // Through a buffer: iterating a slice in this unspecialized code costs a few witness
+        // calls per element.
         model._$modelKit.maintainingInverse {
-            for target in after[before.count...] { inverse.link(model, to: target) }
+            after.withUnsafeBufferPointer { targets in
+                for index in before.count..<targets.count { inverse.link(model, to: targets[index]) }
+            }
         }
     }
 
