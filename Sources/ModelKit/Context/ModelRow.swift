@@ -28,15 +28,12 @@ public struct ModelRow {
 
     /// The relationships of the row left to load on first read.
     var faults: ModelStorage.Faults? {
-        var faults = ModelStorage.Faults(capacity: entity.orderedRelationships.count)
-        for relationship in entity.orderedRelationships {
-            switch relationship.shape {
-            case .toMany:
-                faults[relationship.column] = .toMany
-            case .toOne(_, isOptional: true):
-                if case .integer(let key) = stored(at: relationship.column) { faults[relationship.column] = .toOne(key) }
-            case .toOne:
-                break
+        var faults = ModelStorage.Faults()
+        for (column, isToMany) in entity.lazyRelationships {
+            if isToMany {
+                faults.append(.toMany, at: column)
+            } else if case .integer(let key) = stored(at: column) {
+                faults.append(.toOne(key), at: column)
             }
         }
         return faults.isEmpty ? nil : faults

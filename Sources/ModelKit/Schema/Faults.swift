@@ -19,8 +19,11 @@ extension ModelStorage {
             entries = elements.map { (column: $0.0, fault: $0.1) }
         }
 
-        init(capacity: Int) {
-            entries.reserveCapacity(capacity)
+        init() {}
+
+        /// Adds the fault of a relationship that has none yet.
+        mutating func append(_ fault: Fault, at column: Int) {
+            entries.append((column, fault))
         }
 
         var isEmpty: Bool { entries.isEmpty }

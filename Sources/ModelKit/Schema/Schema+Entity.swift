@@ -23,6 +23,9 @@ extension Schema {
         let relationshipsByColumn: RelationshipsByColumn
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
+        /// The relationships a loaded row leaves to load on first read, in property order: every
+        /// to-many, and each optional to-one (when the row holds a key).
+        let lazyRelationships: [(column: Int, isToMany: Bool)]
         /// How SQLite treats each property's stored form, in property order.
         let storageTraits: [StorageTraits]
         /// Predicates on the entity, translated, by shape.
@@ -81,6 +84,13 @@ extension Schema {
             }
             relationshipsByColumn = RelationshipsByColumn(relationships)
             orderedRelationships = relationships.compactMap { $0 }
+            lazyRelationships = orderedRelationships.compactMap { relationship in
+                switch relationship.shape {
+                case .toMany: (relationship.column, true)
+                case .toOne(_, isOptional: true): (relationship.column, false)
+                case .toOne: nil
+                }
+            }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
             propertyNames = properties.map(\.name)
             storedInTable = properties.map(\.isStoredInTable)
