@@ -35,7 +35,10 @@ extension ModelContext {
                 var change = StoreChange()
                 try connection.transaction {
                     let keys = try steps.flatMap { step in
-                        let statement = try connection.statement(followsRules ? step.selecting : step.text)
+                        guard case .statement(let deleting, let selecting) = step.sql else {
+                            return try RowKeys.all(of: entity.sql, in: connection)
+                        }
+                        let statement = try connection.statement(followsRules ? selecting : deleting)
                         try statement.bind(step.bindings)
                         return try statement.int64s()
                     }
@@ -93,28 +96,28 @@ extension ModelContext {
     /// The statements of a batch delete; together they return the deleted primary keys. Each
     /// also has a form that only selects those keys, for deletes that follow delete rules.
     ///
-    /// Deleting every row reads the keys first and then runs a bare `DELETE`, which SQLite
-    /// performs by truncating the table; a filtered delete returns its keys with `RETURNING`.
+    /// Deleting every row reads the keys first (from the key range when it has no gaps) and then
+    /// runs a bare `DELETE`, which SQLite performs by truncating the table; a filtered delete
+    /// returns its keys with `RETURNING`.
     private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
                 return RelationshipSQL.batchDelete(of: plan.entity, keys: chunk.count, dialect: plan.dialect).map {
-                    DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: chunk.map { .integer($0) })
+                    DeleteStep(sql: $0, bindings: chunk.map { .integer($0) })
                 }
             }
         }
         let condition = plan.condition
         return RelationshipSQL.batchDelete(of: plan.entity, where: condition?.text, dialect: plan.dialect).map {
-            DeleteStep(text: $0.deleting, selecting: $0.selecting, bindings: condition?.bindings ?? [])
+            DeleteStep(sql: $0, bindings: condition?.bindings ?? [])
         }
     }
 }
 
-/// One statement of a batch delete: `text` deletes and returns keys, `selecting` only returns them.
+/// One step of a batch delete, with the values its statement binds.
 private struct DeleteStep {
-    let text: String
-    let selecting: String
+    let sql: BatchDeleteStep
     var bindings: [SQLValue] = []
 }

@@ -20,24 +20,26 @@ enum RelationshipSQL {
         entity.sql.selectPreserved.map { "\($0) WHERE \(pk) IN \(list(count))" }
     }
 
-    /// A batch delete as steps that return the deleted keys (`deleting`), or only select them
-    /// (`selecting`, for deletes that follow delete rules row set by row set): every row, the
-    /// rows under `count` keys, or the rows a condition matches.
+    /// A batch delete as steps that return the deleted keys, or only select them (for deletes
+    /// that follow delete rules row set by row set): every row, the rows under `count` keys, or
+    /// the rows a condition matches.
     static func batchDelete(
         of entity: Schema.Entity, keys count: Int? = nil, where condition: String? = nil, dialect: SQLDialect
-    ) -> [(deleting: String, selecting: String)] {
+    ) -> [BatchDeleteStep] {
         let table = entity.sql.table
         if let count {
             let keys = "\(pk) IN \(list(count))"
-            return [("DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(keys)")]
+            return [.statement(deleting: "DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(keys)")]
         }
         guard let condition else {
             // SQLite truncates a table on a bare DELETE: the keys are read first. Elsewhere one
             // DELETE returns them, in one round trip.
-            guard dialect == .sqlite else { return [("DELETE FROM \(table) RETURNING \(pk)", entity.sql.selectPrimaryKeys)] }
-            return [(entity.sql.selectPrimaryKeys, entity.sql.selectPrimaryKeys), ("DELETE FROM \(table)", "SELECT 1 WHERE 1 = 0")]
+            guard dialect == .sqlite else {
+                return [.statement(deleting: "DELETE FROM \(table) RETURNING \(pk)", selecting: entity.sql.selectPrimaryKeys)]
+            }
+            return [.everyKey, .statement(deleting: "DELETE FROM \(table)", selecting: "SELECT 1 WHERE 1 = 0")]
         }
-        return [("DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)", "SELECT \(pk) FROM \(table) WHERE \(condition)")]
+        return [.statement(deleting: "DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(condition)")]
     }
 
     // MARK: Following relationships
@@ -151,4 +153,13 @@ enum RelationshipSQL {
     static func unlink(from name: String, column: String) -> String {
         "DELETE FROM \(name.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?"
     }
+}
+
+/// One step of a batch delete.
+enum BatchDeleteStep {
+    /// SQL that deletes rows and returns their keys, and a form that only selects those keys.
+    case statement(deleting: String, selecting: String)
+    /// Reading every key of the table (see ``RowKeys/all(of:in:)``), before a bare `DELETE`
+    /// that returns none.
+    case everyKey
 }

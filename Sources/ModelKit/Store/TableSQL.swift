@@ -20,6 +20,10 @@ struct TableSQL: Sendable {
     let select: String
     /// `SELECT _pk FROM <table>`.
     let selectPrimaryKeys: String
+    /// The smallest key, the largest and the number of rows: three subqueries, so that SQLite
+    /// answers each from its b-trees (the ends of the table, the smallest index's count) without
+    /// reading the rows.
+    let keyRange: String
     /// ``select`` for one row, by primary key.
     let selectByPrimaryKey: String
     /// An insert of every column.
@@ -60,6 +64,7 @@ struct TableSQL: Sendable {
         let pk = Self.quotedPrimaryKey
         select = "SELECT \(Self.selectList(properties, columns, qualifiedBy: nil)) FROM \(table)"
         selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
+        keyRange = "SELECT (SELECT min(\(pk)) FROM \(table)), (SELECT max(\(pk)) FROM \(table)), (SELECT count(*) FROM \(table))"
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
         let preservedColumns = storedColumns.filter { properties[$0].attribute?.options.contains(.preserveValueOnDeletion) ?? false }
