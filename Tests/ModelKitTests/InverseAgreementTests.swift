@@ -27,6 +27,21 @@ import Testing
         pallet.parcels.count { $0 === parcel }
     }
 
+    /// A store holding a pallet "A" with parcels of `labels`, joined and saved.
+    func savedPallet(labels: [String], kind: StoreKind) throws -> TestStore {
+        let store = try TestStore(kind)
+        let writer = ModelContext(try store.container(for: Pallet.self))
+        let pallet = Pallet(name: "A")
+        writer.insert(pallet)
+        for label in labels {
+            let parcel = Parcel(label: label)
+            writer.insert(parcel)
+            parcel.pallet = pallet
+        }
+        try writer.save()
+        return store
+    }
+
     @Test func childrenJoiningOneByOneAppearOnceEachInOrder() throws {
         let context = ModelContext(try inMemoryContainer(for: Pallet.self))
         let pallet = Pallet(name: "A")
@@ -67,14 +82,7 @@ import Testing
     /// Another context moves the parcel away and saves; this one merges that while its pallet's
     /// list, loaded earlier, may still hold the parcel. Joining again leaves it there once.
     @Test(arguments: StoreKind.sharedStores) func aModelJoiningAListLoadedBeforeAMergeJoinsOnce(kind: StoreKind) throws {
-        let store = try TestStore(kind)
-        let writer = ModelContext(try store.container(for: Pallet.self))
-        let pallet = Pallet(name: "A")
-        writer.insert(pallet)
-        let parcel = Parcel(label: "p")
-        writer.insert(parcel)
-        parcel.pallet = pallet
-        try writer.save()
+        let store = try savedPallet(labels: ["p"], kind: kind)
 
         let reader = ModelContext(try store.container(for: Pallet.self))
         let loaded = try #require(try reader.fetch(FetchDescriptor<Pallet>()).first)
@@ -110,16 +118,7 @@ import Testing
 
     /// A fetched model's relationships come from its row, so its list is searched when it joins.
     @Test(arguments: StoreKind.sharedStores) func aFetchedModelLeavingAndRejoiningItsListEndsLastOnce(kind: StoreKind) throws {
-        let store = try TestStore(kind)
-        let writer = ModelContext(try store.container(for: Pallet.self))
-        let pallet = Pallet(name: "A")
-        writer.insert(pallet)
-        for label in ["p", "q"] {
-            let parcel = Parcel(label: label)
-            writer.insert(parcel)
-            parcel.pallet = pallet
-        }
-        try writer.save()
+        let store = try savedPallet(labels: ["p", "q"], kind: kind)
 
         let reader = ModelContext(try store.container(for: Pallet.self))
         let other = Pallet(name: "B")
@@ -157,16 +156,7 @@ import Testing
 
     /// Replacing a list that has not loaded yet lets go of what it held in the store.
     @Test(arguments: StoreKind.sharedStores) func replacingAListThatIsNotLoadedLetsGoOfWhatItHeld(kind: StoreKind) throws {
-        let store = try TestStore(kind)
-        let writer = ModelContext(try store.container(for: Pallet.self))
-        let pallet = Pallet(name: "A")
-        writer.insert(pallet)
-        for label in ["p", "q"] {
-            let parcel = Parcel(label: label)
-            writer.insert(parcel)
-            parcel.pallet = pallet
-        }
-        try writer.save()
+        let store = try savedPallet(labels: ["p", "q"], kind: kind)
 
         let reader = ModelContext(try store.container(for: Pallet.self))
         let fetched = try #require(try reader.fetch(FetchDescriptor<Pallet>()).first)
