@@ -62,7 +62,8 @@ import Testing
             context.insert(TodoItem(title: "made here"))
             try context.save()
         }
-        _ = try store.sql(#"INSERT INTO "TodoItem" ("_pk", "title", "isComplete", "priority") VALUES (\#(Int64.min), 'low', 0, 0), (\#(Int64.max), 'high', 0, 0)"#)
+        _ = try store.sql(
+            #"INSERT INTO "TodoItem" ("_pk", "title", "isComplete", "priority") VALUES (\#(Int64.min), 'low', 0, 0), (\#(Int64.max), 'high', 0, 0)"#)
         let context = ModelContext(try store.container(for: TodoItem.self))
         let expected = try context.fetch(FetchDescriptor<TodoItem>()).map(\.persistentModelID)
         #expect(expected.count == 3)

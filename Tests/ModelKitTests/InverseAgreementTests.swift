@@ -95,7 +95,8 @@ import Testing
         held.pallet = loaded
         #expect(occurrences(of: held, in: loaded) == 1)
         try reader.save()
-        #expect(try ModelContext(try store.container(for: Pallet.self)).fetch(FetchDescriptor<Pallet>()).first?.parcels.count == 1)
+        let check = ModelContext(try store.container(for: Pallet.self))
+        #expect(try check.fetch(FetchDescriptor<Pallet>()).first?.parcels.count == 1)
     }
 
     /// Rollback writes both sides back as they were saved, not through setters.

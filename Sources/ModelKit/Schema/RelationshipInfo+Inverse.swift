@@ -30,7 +30,9 @@ extension RelationshipInfo {
     }
 
     /// Keeps the inverse side in step after `model`'s to-one changed from `before` to `after`.
-    func maintainInverse(of model: any PersistentModel, replacing before: (any PersistentModel)?, with after: (any PersistentModel)?) {
+    func maintainInverse(
+        of model: any PersistentModel, replacing before: (any PersistentModel)?, with after: (any PersistentModel)?
+    ) {
         guard let inverse, before !== after else { return }
         model._$modelKit.maintainingInverse {
             if let before { inverse.unlink(model, from: before) }

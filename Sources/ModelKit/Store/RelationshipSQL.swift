@@ -28,8 +28,7 @@ enum RelationshipSQL {
     ) -> [BatchDeleteStep] {
         let table = entity.sql.table
         if let count {
-            let keys = "\(pk) IN \(list(count))"
-            return [.statement(deleting: "DELETE FROM \(table) WHERE \(keys) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(keys)")]
+            return [filtered(table, by: "\(pk) IN \(list(count))")]
         }
         guard let condition else {
             // SQLite truncates a table on a bare DELETE: the keys are read first. Elsewhere one
@@ -39,7 +38,14 @@ enum RelationshipSQL {
             }
             return [.everyKey, .statement(deleting: "DELETE FROM \(table)", selecting: "SELECT 1 WHERE 1 = 0")]
         }
-        return [.statement(deleting: "DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)", selecting: "SELECT \(pk) FROM \(table) WHERE \(condition)")]
+        return [filtered(table, by: condition)]
+    }
+
+    /// The step that deletes the rows of `table` where `condition` holds.
+    private static func filtered(_ table: String, by condition: String) -> BatchDeleteStep {
+        .statement(
+            deleting: "DELETE FROM \(table) WHERE \(condition) RETURNING \(pk)",
+            selecting: "SELECT \(pk) FROM \(table) WHERE \(condition)")
     }
 
     // MARK: Following relationships
