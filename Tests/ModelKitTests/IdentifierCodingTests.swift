@@ -34,10 +34,25 @@ import Testing
         #expect(one != PersistentIdentifier(entityName: "Item", storeIdentifier: "t", key: .row(1)))
         #expect(one != PersistentIdentifier(entityName: "Other", storeIdentifier: "s", key: .row(1)))
         #expect(one != PersistentIdentifier(scope: shared, key: .temporary(1)))
+        let temporary = PersistentIdentifier(scope: shared, key: .temporary(1))
+        #expect(temporary.isTemporary && temporary.key == .temporary(1) && temporary.rowID == nil && temporary.entityName == "Item")
+        #expect(temporary == PersistentIdentifier(entityName: "Item", storeIdentifier: "s", key: .temporary(1)))
     }
 
-    @Test func identifiersOfOneStoreShareTheirScopeAndTakeThreeWords() throws {
-        #expect(MemoryLayout<PersistentIdentifier>.stride == 24)
+    /// A temporary identifier's number uses all 64 bits, and a row's key may be any `Int64`.
+    @Test func keysAtTheLimitsRoundTrip() throws {
+        for key: PersistentIdentifier.Key in [.temporary(.max), .temporary(0), .row(.min), .row(.max), .row(-1)] {
+            let identifier = PersistentIdentifier(entityName: "Item", storeIdentifier: "s", key: key)
+            #expect(identifier.key == key)
+            let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(identifier))
+            #expect(decoded == identifier && decoded.key == key)
+        }
+        #expect(PersistentIdentifier(entityName: "Item", storeIdentifier: "s", key: .row(-1))
+            != PersistentIdentifier(entityName: "Item", storeIdentifier: "s", key: .temporary(.max)))
+    }
+
+    @Test func identifiersOfOneStoreShareTheirScopeAndTakeTwoWords() throws {
+        #expect(MemoryLayout<PersistentIdentifier>.stride == 16)
         let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
         let items = [TodoItem(title: "a"), TodoItem(title: "b")]
         for item in items { context.insert(item) }

@@ -1,31 +1,46 @@
 /// Identifies a model across contexts: its entity and its primary key in a store. A model that has
 /// not been saved yet has a temporary identifier, replaced by a permanent one when it is saved.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Identifiable, CustomStringConvertible {
-    // 24 bytes: the entity and store are shared by every identifier a context makes of them (see
-    // ``Scope``), and `didSave` and history hand out one identifier per model.
+    // 16 bytes: the entity, the store and whether the key is temporary are shared by every
+    // identifier a context makes of them (see ``Scope``), and `didSave` and history hand out one
+    // identifier per model.
 
     enum Key: Hashable, Comparable, Sendable, Codable {
         case temporary(UInt64)
         case row(Int64)
     }
 
-    /// The entity and store an identifier names a row of.
+    /// The entity and store an identifier names a row of, and whether its key is a row's primary
+    /// key or a temporary identifier's number.
     final class Scope: Sendable {
         let entityName: String
         let storeIdentifier: String?
+        let isTemporary: Bool
 
-        init(entityName: String, storeIdentifier: String?) {
+        init(entityName: String, storeIdentifier: String?, isTemporary: Bool = false) {
             self.entityName = entityName
             self.storeIdentifier = storeIdentifier
+            self.isTemporary = isTemporary
         }
 
         func matches(_ other: Scope) -> Bool {
-            self === other || (entityName == other.entityName && storeIdentifier == other.storeIdentifier)
+            self === other
+                || (isTemporary == other.isTemporary && entityName == other.entityName && storeIdentifier == other.storeIdentifier)
+        }
+
+        /// This scope, or the same entity and store for the other kind of key.
+        func forKeys(temporary: Bool) -> Scope {
+            temporary == isTemporary ? self : Scope(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: temporary)
         }
     }
 
     let scope: Scope
-    let key: Key
+    /// The key's bits: a row's primary key, or a temporary identifier's number, as the scope says.
+    private let bits: Int64
+
+    var key: Key {
+        scope.isTemporary ? .temporary(UInt64(bitPattern: bits)) : .row(bits)
+    }
 
     /// The model's entity (its class name).
     public var entityName: String { scope.entityName }
@@ -33,8 +48,14 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
     public var storeIdentifier: String? { scope.storeIdentifier }
 
     init(scope: Scope, key: Key) {
-        self.scope = scope
-        self.key = key
+        switch key {
+        case .row(let rowID):
+            self.scope = scope.forKeys(temporary: false)
+            bits = rowID
+        case .temporary(let number):
+            self.scope = scope.forKeys(temporary: true)
+            bits = Int64(bitPattern: number)
+        }
     }
 
     init(entityName: String, storeIdentifier: String?, key: Key) {
@@ -46,18 +67,12 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
     public var id: PersistentIdentifier { self }
 
     /// Whether the model has not been saved yet.
-    public var isTemporary: Bool {
-        if case .temporary = key { return true }
-        return false
-    }
+    public var isTemporary: Bool { scope.isTemporary }
 
-    var rowID: Int64? {
-        if case .row(let id) = key { return id }
-        return nil
-    }
+    var rowID: Int64? { scope.isTemporary ? nil : bits }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.key == rhs.key && lhs.scope.matches(rhs.scope)
+        lhs.bits == rhs.bits && lhs.scope.matches(rhs.scope)
     }
 
     public func hash(into hasher: inout Hasher) {

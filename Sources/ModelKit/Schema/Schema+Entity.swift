@@ -52,7 +52,7 @@ extension Schema {
         init(_ type: any PersistentModel.Type) {
             self.type = type
             name = type.entityName
-            temporaryScope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: nil)
+            temporaryScope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: nil, isTemporary: true)
             let properties = type.schemaMetadata
             self.properties = properties
             let columnsByKeyPath = Dictionary(
