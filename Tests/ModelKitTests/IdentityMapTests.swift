@@ -28,6 +28,37 @@ import Testing
         withExtendedLifetime(keep) {}
     }
 
+    /// A table a reserve sized to a capacity that is not a power of two (1,336 slots for 1,000
+    /// models) behaves like a `Dictionary` while full to three quarters, through probes and
+    /// backward shifts that wrap around its end, and through growth past it.
+    @Test func aTableSizedByAReserveBehavesLikeADictionaryWhenFull() {
+        let entity = Schema([TodoItem.self]).entities[0]
+        let random = SeededRandom(seed: 11)
+        let map = IdentityMap()
+        map.reserve(1_000, of: ObjectIdentifier(entity))
+        var expected: [RowKey: Object] = [:]
+        let limits: [Int64] = [.min + 1, .max, -1, 0]
+        let keys = limits + (0..<996).map { _ in Int64(random.next() % 1_000_000) - 500_000 }
+        for rowID in keys {
+            let object = Object()
+            map.insert(object, for: RowKey(entity: entity, rowID: rowID))
+            expected[RowKey(entity: entity, rowID: rowID)] = object
+        }
+        for rowID in keys where random.chance(50) {
+            let key = RowKey(entity: entity, rowID: rowID)
+            #expect((map.removeValue(forKey: key) as? Object) === expected.removeValue(forKey: key))
+        }
+        for (key, object) in expected { #expect(map[key] === object) }
+        for rowID in 1_000_000..<1_002_000 {  // past the reserve: the table doubles
+            let object = Object()
+            map.insert(object, for: RowKey(entity: entity, rowID: Int64(rowID)))
+            expected[RowKey(entity: entity, rowID: Int64(rowID))] = object
+        }
+        #expect(map.count == expected.count)
+        for (key, object) in expected { #expect(map[key] === object) }
+        #expect(map[RowKey(entity: entity, rowID: 500_001)] == nil)
+    }
+
     /// Reserving room, before any entry or among many, keeps every entry found and adds none.
     @Test func reservingRoomKeepsEveryEntryAndAddsNone() {
         let entity = Schema([TodoItem.self]).entities[0]

@@ -87,9 +87,12 @@ final class IdentityMap {
 /// One entity's models by primary key: linear probing over 16-byte slots, backward-shift deletion.
 ///
 /// A key's home keeps runs of consecutive keys together: the key's block of eight is placed by the
-/// top bits of its Fibonacci hash, and the key's low three bits pick the slot in the block. Stores
-/// hand out keys in order, so a fetch fills slots side by side rather than one cache line per row,
-/// and walking the table (teardown, sweeps, growth) walks the models in the order they were made.
+/// top bits of its Fibonacci hash (scaled to the number of blocks), and the key's low three bits
+/// pick the slot in the block. Stores hand out keys in order, so a fetch fills slots side by side
+/// rather than one cache line per row, and walking the table (teardown, sweeps, growth) walks the
+/// models in the order they were made. The capacity is a multiple of eight: tables double as they
+/// fill, and a reserve sizes the table to what it will hold (a save of a million new models needs
+/// 1.3 million slots, not the next power of two's 2.1 million).
 private final class EntityTable {
     private struct Slot {
         var key: Int64
@@ -104,12 +107,12 @@ private final class EntityTable {
     private var slots: UnsafeMutablePointer<Slot>
     private var capacity: Int
     private var count = 0
-    /// 64 minus the bits of the number of blocks.
-    private var shift: Int
+    /// The number of blocks of eight slots.
+    private var blocks: UInt64
 
     init(entity: ObjectIdentifier) {
         self.entity = entity
-        (slots, capacity, shift) = Self.allocate(capacity: 64)
+        (slots, capacity, blocks) = Self.allocate(capacity: 64)
     }
 
     deinit {
@@ -117,10 +120,11 @@ private final class EntityTable {
         slots.deallocate()
     }
 
-    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Slot>, Int, Int) {
+    /// `capacity` slots, a multiple of eight.
+    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Slot>, Int, UInt64) {
         let slots = UnsafeMutablePointer<Slot>.allocate(capacity: capacity)
         slots.initialize(repeating: Slot(key: empty, model: nil), count: capacity)
-        return (slots, capacity, 64 - (capacity.trailingZeroBitCount - blockBits))
+        return (slots, capacity, UInt64(capacity >> blockBits))
     }
 
     var rowIDs: [Int64] {
@@ -195,27 +199,30 @@ private final class EntityTable {
 
     private func home(_ rowID: Int64) -> Int {
         let block = UInt64(bitPattern: rowID) >> UInt64(Self.blockBits)
-        let placed = Int(truncatingIfNeeded: (block &* 0x9E37_79B9_7F4A_7C15) >> UInt64(shift)) << Self.blockBits
-        return placed | (Int(truncatingIfNeeded: rowID) & ((1 << Self.blockBits) - 1))
+        // The hash's top bits, scaled to the number of blocks: its high word times the count.
+        let placed = Int(truncatingIfNeeded: (block &* 0x9E37_79B9_7F4A_7C15).multipliedFullWidth(by: blocks).high)
+        return placed << Self.blockBits | (Int(truncatingIfNeeded: rowID) & ((1 << Self.blockBits) - 1))
     }
 
-    private func next(_ slot: Int) -> Int { (slot + 1) & (capacity - 1) }
+    private func next(_ slot: Int) -> Int { slot + 1 < capacity ? slot + 1 : 0 }
 
     /// How far `slot` is past `home`, going forward around the table.
-    private func distance(_ home: Int, _ slot: Int) -> Int { (slot - home) & (capacity - 1) }
+    private func distance(_ home: Int, _ slot: Int) -> Int { slot >= home ? slot - home : slot + capacity - home }
 
-    /// Grows the capacity, if needed, so that `additional` more models fit.
+    /// Grows the capacity, if needed, so that `additional` more models fit within three quarters
+    /// of it.
     func reserve(_ additional: Int) {
-        var needed = capacity
-        while (count + additional) * 4 > needed * 3 { needed *= 2 }
-        if needed > capacity { grow(to: needed) }
+        let (total, overflow) = count.addingReportingOverflow(additional)
+        guard !overflow, total * 4 > capacity * 3 else { return }
+        let blockSize = 1 << Self.blockBits
+        grow(to: ((total * 4 / 3 + blockSize) / blockSize) * blockSize)
     }
 
-    /// Grows to `newCapacity` (a larger power of two), moving each slot's contents: no retain and
-    /// release per model.
+    /// Grows to `newCapacity` (a larger multiple of eight), moving each slot's contents: no retain
+    /// and release per model.
     private func grow(to newCapacity: Int) {
         let (old, oldCapacity) = (slots, capacity)
-        (slots, capacity, shift) = Self.allocate(capacity: newCapacity)
+        (slots, capacity, blocks) = Self.allocate(capacity: newCapacity)
         for index in 0..<oldCapacity where old[index].key != Self.empty {
             var target = home(old[index].key)
             while slots[target].key != Self.empty { target = next(target) }
