@@ -174,6 +174,26 @@ import Testing
         #expect(!inserted.persistentModelID.isTemporary)
     }
 
+    /// A save's inserted identifiers come in the order the models were inserted, across
+    /// entities, and are the models' saved identifiers.
+    @Test func didSaveListsInsertedIdentifiersInInsertOrderAcrossEntities() throws {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self, Note.self))
+        let models: [any PersistentModel] = [
+            TodoItem(title: "a"), Note(text: "b"), TodoItem(title: "c"), TodoItem(title: "d"), Note(text: "e"),
+        ]
+        for model in models { context.insert(model) }
+        nonisolated(unsafe) var inserted: [PersistentIdentifier] = []
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) {
+            inserted = $0.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] ?? []
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.save()
+        #expect(inserted == models.map(\.persistentModelID))
+        #expect(inserted.allSatisfy { !$0.isTemporary } && Set(inserted.map(\.entityName)) == ["TodoItem", "Note"])
+        let items: [TodoItem] = [0, 2, 3].compactMap { context.registeredModel(for: inserted[$0]) }
+        #expect(items.map(\.title) == ["a", "c", "d"] && items[0] === models[0] as AnyObject)
+    }
+
     @Test func transactionRunsTheBlockThenSaves() throws {
         try context.transaction {
             context.insert(TodoItem(title: "a"))

