@@ -183,4 +183,66 @@ import Testing
         post.labels.append(label)
         #expect(post.labels.count == 2 && label.posts.count == 1 && label.posts.first === post)
     }
+
+    /// Random joins, moves and removals from either side, saves, rollbacks, deletes and a switch
+    /// to models fetched in a new context: after every step each pallet lists each of its parcels
+    /// once, and exactly the parcels that point at it.
+    @Test(arguments: Array(1...10) as [UInt64]) func randomChangesKeepBothSidesInStep(seed: UInt64) throws {
+        let random = SeededRandom(seed: seed)
+        let container = try inMemoryContainer(for: Pallet.self)
+        var context = ModelContext(container)
+        var pallets = (0..<4).map { Pallet(name: "P\($0)") }
+        pallets.forEach(context.insert)
+        try context.save()  // a rollback takes unsaved models out of the context
+        var parcels: [Parcel] = []
+        for step in 0..<600 {
+            let live = parcels.filter { !$0.isDeleted }
+            switch random.next() % 100 {
+            case 0..<30:
+                let parcel = Parcel(label: "\(step)")
+                context.insert(parcel)
+                parcels.append(parcel)
+                parcel.pallet = random.pick(pallets)
+            case 30..<45 where !live.isEmpty:
+                random.pick(live).pallet = random.chance(20) ? nil : random.pick(pallets)
+            case 45..<60 where !live.isEmpty:
+                // A list the app appends a model it holds to holds it twice, as set: not the case here.
+                let (pallet, parcel) = (random.pick(pallets), random.pick(live))
+                if parcel.pallet !== pallet { pallet.parcels.append(parcel) }
+            case 60..<70 where !live.isEmpty:
+                let parcel = random.pick(live)
+                parcel.pallet?.parcels.removeAll { $0 === parcel }
+            case 70..<78:
+                try context.save()
+            case 78..<84:
+                context.rollback()
+                parcels = parcels.filter { $0.modelContext != nil || $0.isDeleted }
+            case 84..<90 where !live.isEmpty:
+                context.delete(random.pick(live))
+            case 90..<93:
+                try context.save()
+                context = ModelContext(container)
+                pallets = try context.fetch(FetchDescriptor<Pallet>(sortBy: [SortDescriptor(\.name)]))
+                parcels = try context.fetch(FetchDescriptor<Parcel>())
+            default:
+                break
+            }
+            try #require(inStep(pallets: pallets, parcels: parcels.filter { !$0.isDeleted }), "step \(step)")
+        }
+        try context.save()
+        let check = ModelContext(container)
+        let stored = try check.fetch(FetchDescriptor<Pallet>())
+        #expect(inStep(pallets: stored, parcels: try check.fetch(FetchDescriptor<Parcel>())))
+    }
+
+    /// Whether every pallet lists each parcel pointing at it once, and no other.
+    func inStep(pallets: [Pallet], parcels: [Parcel]) -> Bool {
+        for pallet in pallets {
+            let listed = pallet.parcels.filter { !$0.isDeleted }
+            guard Set(listed.map(ObjectIdentifier.init)).count == listed.count, listed.allSatisfy({ $0.pallet === pallet }) else {
+                return false
+            }
+        }
+        return parcels.allSatisfy { parcel in parcel.pallet.map { owner in owner.parcels.contains { $0 === parcel } } ?? true }
+    }
 }

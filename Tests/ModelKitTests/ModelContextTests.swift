@@ -114,6 +114,21 @@ import Testing
         #expect(try titles(in: context).sorted() == ["doomed", "stored"])
     }
 
+    /// Deleting a changed model drops it from the changed ones; rollback still gives it its
+    /// stored values back, not only its place in the context.
+    @Test func rollbackRestoresAModelChangedAndThenDeleted() throws {
+        let item = TodoItem(title: "stored")
+        context.insert(item)
+        try context.save()
+        item.title = "renamed"
+        context.delete(item)
+        context.rollback()
+        #expect(item.title == "stored" && !item.isDeleted && item.modelContext === context)
+        #expect(!context.hasChanges)
+        try context.save()
+        #expect(try titles(in: ModelContext(context.container)) == ["stored"])
+    }
+
     @Test func aRowIsTheSameInstanceWithinAContext() throws {
         let item = TodoItem(title: "a")
         context.insert(item)

@@ -312,6 +312,10 @@ import Testing
         #expect(dune.shelf === fiction)
         #expect(fiction.books.map(\.title) == ["Dune"])
         #expect(poetry.books.isEmpty)
+        dune.shelf = poetry  // moved, then deleted: rollback puts it back on its stored shelf
+        context.delete(dune)
+        context.rollback()
+        #expect(dune.shelf === fiction && fiction.books.map(\.title) == ["Dune"] && poetry.books.isEmpty)
     }
 
     @Test(arguments: StoreKind.sharedStores) func migrationAddsRelationshipColumnsAndTables(kind: StoreKind) throws {

@@ -182,23 +182,24 @@ public final class ModelContext {
         mergeChanges()
     }
 
-    /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
-    /// changed ones get their stored values again.
+    /// Discards unsaved changes: inserted models leave the context, and changed and deleted ones
+    /// come back with their stored values (a model changed and then deleted included).
     public func rollback() {
         for model in inserted.models { release(unsaved: model) }
         for model in deleted.models {
             model._$modelKit.isDeleted = false
         }
-        for model in changed.models {
+        let restored = changed.models + deleted.models
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+        for model in restored {
             do {
                 try reload(model)
             } catch {
                 ModelKitDebugLog.log("rollback could not reload a \(type(of: model)): \(error)")
             }
         }
-        inserted.removeAll()
-        changed.removeAll()
-        deleted.removeAll()
     }
 
     /// Takes an inserted model that was never saved out of the context, as if never inserted.
