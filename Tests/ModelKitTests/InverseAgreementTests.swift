@@ -99,6 +99,27 @@ import Testing
         #expect(try check.fetch(FetchDescriptor<Pallet>()).first?.parcels.count == 1)
     }
 
+    /// Another context moves a parcel and saves: merging the move also reloads the lists it left
+    /// and joined, which this context had loaded, so both sides agree again.
+    @Test(arguments: StoreKind.sharedStores) func aMoveMergedFromAnotherContextReloadsBothLists(kind: StoreKind) throws {
+        let store = try savedPallet(labels: ["p", "q"], kind: kind)
+        let reader = ModelContext(try store.container(for: Pallet.self))
+        let second = Pallet(name: "B")
+        reader.insert(second)
+        try reader.save()
+        let first = try #require(try reader.fetch(FetchDescriptor<Pallet>(predicate: #Predicate { $0.name == "A" })).first)
+        #expect(first.parcels.count == 2 && second.parcels.isEmpty)
+
+        let mover = ModelContext(try store.container(for: Pallet.self))
+        let moved = try #require(try mover.fetch(FetchDescriptor<Parcel>(predicate: #Predicate { $0.label == "p" })).first)
+        moved.pallet = try mover.fetch(FetchDescriptor<Pallet>(predicate: #Predicate { $0.name == "B" })).first
+        try mover.save()
+
+        let parcel = try #require(try reader.fetch(FetchDescriptor<Parcel>(predicate: #Predicate { $0.label == "p" })).first)
+        #expect(parcel.pallet === second)
+        #expect(first.parcels.map(\.label) == ["q"] && second.parcels.map(\.label) == ["p"])
+    }
+
     /// Rollback writes both sides back as they were saved, not through setters.
     @Test func aModelJoiningAListThatRollbackRestoredJoinsOnce() throws {
         let context = ModelContext(try inMemoryContainer(for: Pallet.self))
@@ -184,9 +205,10 @@ import Testing
         #expect(post.labels.count == 2 && label.posts.count == 1 && label.posts.first === post)
     }
 
-    /// Random joins, moves and removals from either side, saves, rollbacks, deletes and a switch
-    /// to models fetched in a new context: after every step each pallet lists each of its parcels
-    /// once, and exactly the parcels that point at it.
+    /// Random joins, moves and removals from either side, saves, rollbacks, deletes, moves another
+    /// context saves and this one merges, and a switch to models fetched in a new context: after
+    /// every step each pallet lists each of its parcels once, and exactly the parcels that point
+    /// at it.
     @Test(arguments: Array(1...10) as [UInt64]) func randomChangesKeepBothSidesInStep(seed: UInt64) throws {
         let random = SeededRandom(seed: seed)
         let container = try inMemoryContainer(for: Pallet.self)
@@ -219,6 +241,16 @@ import Testing
                 parcels = parcels.filter { $0.modelContext != nil || $0.isDeleted }
             case 84..<90 where !live.isEmpty:
                 context.delete(random.pick(live))
+            case 93..<97:
+                // Another context moves a stored parcel; this one merges the move on its next read.
+                try context.save()
+                let other = ModelContext(container)
+                let stored = try other.fetch(FetchDescriptor<Parcel>())
+                if !stored.isEmpty {
+                    random.pick(stored).pallet = random.pick(try other.fetch(FetchDescriptor<Pallet>()))
+                    try other.save()
+                }
+                _ = try context.fetch(FetchDescriptor<Parcel>())
             case 90..<93:
                 try context.save()
                 context = ModelContext(container)

@@ -103,13 +103,15 @@ extension ModelContext {
 
     /// Gives a registered model the row's values for every property it has not changed itself,
     /// assigning only those that differ, so observers hear of real changes only. A loaded to-one
-    /// that now points elsewhere goes back to loading on first read.
+    /// that now points elsewhere goes back to loading on first read, and so do the loaded lists
+    /// of its inverse on the model it left and the one it joined, unless they have unsaved
+    /// changes: those rows did not change, so no refresh of theirs would.
     func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
         let storage = model._$modelKit
         guard !storage.isDeleted else { return }
         let entity = row.entity
         var assignments: [(Column, Any)] = []
-        var movedToOnes: [(Int, RelationshipInfo, SQLValue)] = []
+        var movedToOnes: [(index: Int, relationship: RelationshipInfo, stored: SQLValue, current: SQLValue)] = []
         for index in entity.columns.indices where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil {
             let stored = row.stored(at: index)
             guard let relationship = entity.relationshipsByColumn[index] else {
@@ -125,12 +127,13 @@ extension ModelContext {
             case .toMany?: continue
             case nil: current = try model._modelKitValue(at: index)
             }
-            if stored != current { movedToOnes.append((index, relationship, stored)) }
+            if stored != current { movedToOnes.append((index, relationship, stored, current)) }
         }
         guard !assignments.isEmpty || !movedToOnes.isEmpty else { return }
+        let staleLists = movedToOnes.flatMap { inverseLists(of: $0.relationship, leaving: $0.current, joining: $0.stored) }
         var required: [(Column, Any)] = []
         var faults: [Int: ModelStorage.Fault?] = [:]
-        for (index, relationship, stored) in movedToOnes {
+        for (index, relationship, stored, _) in movedToOnes {
             if case .toOne(_, isOptional: false) = relationship.shape {
                 required.append((entity.columns[index], try row.value(at: index) as Any))
                 continue
@@ -146,6 +149,25 @@ extension ModelContext {
             var all = storage.faults ?? [:]
             all[index] = fault
             storage.faults = all.isEmpty ? nil : all
+        }
+        for (target, list) in staleLists {
+            let targetStorage = target._$modelKit
+            guard targetStorage.faults?[list.column] == nil, !targetStorage.changedColumns.contains(list.column) else { continue }
+            unload(list, of: target)
+        }
+    }
+
+    /// The registered models whose to-many, the inverse of `relationship`, a to-one's move from
+    /// the row under `current` to the one under `stored` leaves stale.
+    private func inverseLists(
+        of relationship: RelationshipInfo, leaving current: SQLValue, joining stored: SQLValue
+    ) -> [(any PersistentModel, RelationshipInfo)] {
+        guard let list = relationship.inverse, list.isToMany else { return [] }
+        return [current, stored].compactMap { value in
+            guard case .integer(let key) = value,
+                let target = registered[RowKey(entity: relationship.target, rowID: key)] as? any PersistentModel
+            else { return nil }
+            return (target, list)
         }
     }
 

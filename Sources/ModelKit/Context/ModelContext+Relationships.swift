@@ -98,7 +98,7 @@ extension ModelContext {
     }
 
     /// Empties a loaded relationship and marks it to load again on first read.
-    private func unload(_ relationship: RelationshipInfo, of model: any PersistentModel) {
+    func unload(_ relationship: RelationshipInfo, of model: any PersistentModel) {
         let storage = model._$modelKit
         let fault: ModelStorage.Fault
         switch relationship.shape {
