@@ -103,9 +103,10 @@ extension ModelContext {
 
     /// Gives a registered model the row's values for every property it has not changed itself,
     /// assigning only those that differ, so observers hear of real changes only. A loaded to-one
-    /// that now points elsewhere goes back to loading on first read, and so do the loaded lists
-    /// of its inverse on the model it left and the one it joined, unless they have unsaved
-    /// changes: those rows did not change, so no refresh of theirs would.
+    /// that now points elsewhere goes back to loading on first read, and the loaded lists of its
+    /// inverse let go of the model, on the model it left, and take it, on the one it joined:
+    /// those rows did not change, so no refresh of theirs would, and a list with unsaved changes
+    /// keeps them.
     func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
         let storage = model._$modelKit
         guard !storage.isDeleted else { return }
@@ -121,12 +122,7 @@ extension ModelContext {
                 continue
             }
             guard !relationship.isToMany else { continue }
-            let current: SQLValue
-            switch storage.faults?[index] {
-            case .toOne(let key)?: current = .integer(key)
-            case .toMany?: continue
-            case nil: current = try model._modelKitValue(at: index)
-            }
+            let current = try heldKey(of: model, at: index)
             if stored != current { movedToOnes.append((index, relationship, stored, current)) }
         }
         guard !assignments.isEmpty || !movedToOnes.isEmpty else { return }
@@ -150,25 +146,7 @@ extension ModelContext {
             all[index] = fault
             storage.faults = all.isEmpty ? nil : all
         }
-        for (target, list) in staleLists {
-            let targetStorage = target._$modelKit
-            guard targetStorage.faults?[list.column] == nil, !targetStorage.changedColumns.contains(list.column) else { continue }
-            unload(list, of: target)
-        }
-    }
-
-    /// The registered models whose to-many, the inverse of `relationship`, a to-one's move from
-    /// the row under `current` to the one under `stored` leaves stale.
-    private func inverseLists(
-        of relationship: RelationshipInfo, leaving current: SQLValue, joining stored: SQLValue
-    ) -> [(any PersistentModel, RelationshipInfo)] {
-        guard let list = relationship.inverse, list.isToMany else { return [] }
-        return [current, stored].compactMap { value in
-            guard case .integer(let key) = value,
-                let target = registered[RowKey(entity: relationship.target, rowID: key)] as? any PersistentModel
-            else { return nil }
-            return (target, list)
-        }
+        follow(staleLists, of: model)
     }
 
     /// Marks a model whose row another context or process deleted as deleted, and drops it from

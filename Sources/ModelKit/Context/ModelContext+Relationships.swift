@@ -52,6 +52,38 @@ extension ModelContext {
         }
     }
 
+    /// The stored key of the model `model`'s to-one at `index` holds, loaded or not (`NULL` for
+    /// none, or for a model without a row).
+    func heldKey(of model: some PersistentModel, at index: Int) throws -> SQLValue {
+        if case .toOne(let key)? = model._$modelKit.faults?[index] { return .integer(key) }
+        return try model._modelKitValue(at: index)
+    }
+
+    /// The registered models whose to-many, the inverse of `relationship`, a to-one's move from
+    /// the row under `current` to the one under `stored` changes, each with whether the model
+    /// joins its list (or leaves it).
+    func inverseLists(
+        of relationship: RelationshipInfo, leaving current: SQLValue, joining stored: SQLValue
+    ) -> [(any PersistentModel, RelationshipInfo, joins: Bool)] {
+        guard let list = relationship.inverse, list.isToMany else { return [] }
+        return [(current, false), (stored, true)].compactMap { value, joins in
+            guard case .integer(let key) = value,
+                let target = registered[RowKey(entity: relationship.target, rowID: key)] as? any PersistentModel
+            else { return nil }
+            return (target, list, joins)
+        }
+    }
+
+    /// Makes the loaded lists `lists` names take `model` or let go of it, in place and not as a
+    /// change: the engine moved `model`'s to-one to a stored value (a merge, a reload), which no
+    /// setter kept in step. Lists not loaded yet will load the stored state.
+    func follow(_ lists: [(any PersistentModel, RelationshipInfo, joins: Bool)], of model: any PersistentModel) {
+        for (target, list, joins) in lists where target._$modelKit.faults?[list.column] == nil {
+            guard !joins || !list.access.holds(target, model) else { continue }
+            target._$modelKit.loading { _ = list.access.include(target, model, joins) }
+        }
+    }
+
     /// Breaks the reference cycles between registered models as the context goes away. A
     /// relationship can only hold a cycle when models loaded it and other models loaded its
     /// inverse; then every loaded instance of it goes back to being a fault (for a to-one whose
@@ -98,7 +130,7 @@ extension ModelContext {
     }
 
     /// Empties a loaded relationship and marks it to load again on first read.
-    func unload(_ relationship: RelationshipInfo, of model: any PersistentModel) {
+    private func unload(_ relationship: RelationshipInfo, of model: any PersistentModel) {
         let storage = model._$modelKit
         let fault: ModelStorage.Fault
         switch relationship.shape {

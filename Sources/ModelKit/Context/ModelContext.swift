@@ -211,7 +211,8 @@ public final class ModelContext {
     }
 
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
-    /// being loaded on first read. A model whose row is gone is marked deleted and leaves the
+    /// being loaded on first read, and the loaded lists of their inverses follow a to-one that
+    /// moves back to its stored target. A model whose row is gone is marked deleted and leaves the
     /// context.
     func reload(_ model: any PersistentModel) throws {
         let storage = model._$modelKit
@@ -230,14 +231,19 @@ public final class ModelContext {
         for (index, column) in entity.columns.enumerated() where entity.relationshipsByColumn[index] == nil {
             values.append((column, try entity.decode(statement.column(Int32(index + 1)), at: index)))
         }
+        var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
         for relationship in entity.orderedRelationships {
             values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
+            guard !relationship.isToMany else { continue }
+            let (current, stored) = (try heldKey(of: model, at: relationship.column), row.stored(at: relationship.column))
+            if current != stored { movedLists += inverseLists(of: relationship, leaving: current, joining: stored) }
         }
         storage.loading {
             for (column, value) in values { column.assign(value, to: model) }
         }
         storage.faults = row.faults
         storage.changedColumns.removeAll()
+        follow(movedLists, of: model)
     }
 
     /// Saves soon after a change, on the main actor, if this is the main context with autosave on.
