@@ -210,8 +210,19 @@ import Testing
     /// every step each pallet lists each of its parcels once, and exactly the parcels that point
     /// at it.
     @Test(arguments: Array(1...12) as [UInt64]) func randomChangesKeepBothSidesInStep(seed: UInt64) throws {
-        let random = SeededRandom(seed: seed)
         let container = try inMemoryContainer(for: Pallet.self)
+        try randomChanges(seed: seed, in: container, movedBy: container)
+    }
+
+    /// The same, with the other context's moves coming from another container on the same file,
+    /// merged as another process's commits are.
+    @Test(arguments: Array(1...4) as [UInt64]) func randomChangesWithMovesFromAnotherContainerKeepBothSidesInStep(seed: UInt64) throws {
+        let store = try TestStore(.onDisk)
+        try randomChanges(seed: seed, in: try store.container(for: Pallet.self), movedBy: try store.container(for: Pallet.self))
+    }
+
+    func randomChanges(seed: UInt64, in container: ModelContainer, movedBy otherContainer: ModelContainer) throws {
+        let random = SeededRandom(seed: seed)
         var context = ModelContext(container)
         var pallets = (0..<4).map { Pallet(name: "P\($0)") }
         pallets.forEach(context.insert)
@@ -244,7 +255,7 @@ import Testing
             case 93..<97:
                 // Another context moves a stored parcel; this one merges the move on its next read,
                 // unsaved changes and all.
-                let other = ModelContext(container)
+                let other = ModelContext(otherContainer)
                 let stored = try other.fetch(FetchDescriptor<Parcel>())
                 if !stored.isEmpty {
                     random.pick(stored).pallet = random.pick(try other.fetch(FetchDescriptor<Pallet>()))
