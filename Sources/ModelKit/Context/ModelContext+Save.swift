@@ -105,7 +105,7 @@ extension ModelContext {
                     var inserts = SaveInserts()
                     for model in insertedModels {
                         model._$modelKit.rowID = try insertRow(model, into: connection, inserts: &inserts, log: &log)
-                        unresolved += referencesToUnsavedModels(of: model)
+                        collectReferencesToUnsavedModels(of: model, into: &unresolved)
                     }
                     try inserts.keys.record(in: connection)
                     try writeForeignKeys(unresolved, in: connection)

@@ -58,14 +58,15 @@ extension ModelContext {
         }
     }
 
-    /// The to-ones of a just-inserted model whose targets had no key yet, so were written NULL.
-    func referencesToUnsavedModels(of model: any PersistentModel) -> [(any PersistentModel, RelationshipInfo)] {
-        guard let entity = model._$modelKit.entity, !entity.relationshipsByColumn.isEmpty else { return [] }
-        return entity.orderedRelationships.compactMap { relationship in
-            guard !relationship.isToMany, model._$modelKit.faults?[relationship.column] == nil,
+    /// Adds to `references` the to-ones of a just-inserted model whose targets had no key yet, so
+    /// were written NULL. Nothing to do, and no list made, for a model without relationships.
+    func collectReferencesToUnsavedModels(of model: any PersistentModel, into references: inout [(any PersistentModel, RelationshipInfo)]) {
+        guard let entity = model._$modelKit.entity, !entity.relationshipsByColumn.isEmpty else { return }
+        for relationship in entity.orderedRelationships where !relationship.isToMany {
+            guard model._$modelKit.faults?[relationship.column] == nil,
                 let target = relationship.access.read(model).first, target._$modelKit.rowID == nil
-            else { return nil }
-            return (model, relationship)
+            else { continue }
+            references.append((model, relationship))
         }
     }
 
