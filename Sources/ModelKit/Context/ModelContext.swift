@@ -234,7 +234,7 @@ public final class ModelContext {
         var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
         for relationship in entity.orderedRelationships {
             values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
-            guard !relationship.isToMany else { continue }
+            guard !relationship.isToMany, relationship.inverse?.isToMany == true else { continue }
             let (current, stored) = (try heldKey(of: model, at: relationship.column), row.stored(at: relationship.column))
             if current != stored { movedLists += inverseLists(of: relationship, leaving: current, joining: stored) }
         }

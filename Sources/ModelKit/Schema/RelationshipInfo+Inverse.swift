@@ -2,14 +2,12 @@ extension RelationshipInfo {
     /// Keeps the inverse side in step after `model`'s side changed from `before` to `after`.
     func maintainInverse(of model: any PersistentModel, before: [any PersistentModel], after: [any PersistentModel]) {
         guard let inverse else { return }
+        guard after.count >= before.count, zip(before, after).allSatisfy({ $0 === $1 }) else {
+            return relink(model, before: before, after: after)
+        }
+        // Appends, the common change of a to-many: only the new tail needs linking.
         model._$modelKit.maintainingInverse {
-            if after.count >= before.count, zip(before, after).allSatisfy({ $0 === $1 }) {
-                // Appends, the common change of a to-many: only the new tail needs linking.
-                for target in after[before.count...] { inverse.link(model, to: target) }
-                return
-            }
-            for target in Self.missing(from: after, in: before) { inverse.unlink(model, from: target) }
-            for target in Self.missing(from: before, in: after) { inverse.link(model, to: target) }
+            for target in after[before.count...] { inverse.link(model, to: target) }
         }
     }
 
@@ -18,7 +16,7 @@ extension RelationshipInfo {
     func maintainInverse<Target: PersistentModel>(of model: any PersistentModel, from before: [Target], to after: [Target]) {
         guard let inverse else { return }
         guard after.count >= before.count, after.startsWithIdentical(before) else {
-            return maintainInverse(of: model, before: before, after: after)
+            return relink(model, before: before, after: after)
         }
         // Through a buffer: iterating a slice in this unspecialized code costs a few witness
         // calls per element.
@@ -37,6 +35,16 @@ extension RelationshipInfo {
         model._$modelKit.maintainingInverse {
             if let before { inverse.unlink(model, from: before) }
             if let after { inverse.link(model, to: after, isNew: true) }
+        }
+    }
+
+    /// Keeps the inverse side in step after a change of `model`'s side that is not an append:
+    /// the models `after` lacks let go of `model`, and those `before` lacked take it.
+    private func relink(_ model: any PersistentModel, before: [any PersistentModel], after: [any PersistentModel]) {
+        guard let inverse else { return }
+        model._$modelKit.maintainingInverse {
+            for target in Self.missing(from: after, in: before) { inverse.unlink(model, from: target) }
+            for target in Self.missing(from: before, in: after) { inverse.link(model, to: target) }
         }
     }
 
