@@ -68,7 +68,7 @@ struct PredicateGenerator {
 
     func ticket(_ index: Int) -> Ticket {
         Ticket(
-            random.pick(titles), count: Int(random.next() % 11) - 5, score: random.pick([-1.5, 0, 0.5, 2, 3.25, .nan, .infinity]),
+            random.pick(titles), count: Int(random.next() % 11) - 5, score: random.pick([-1.5, 0, 0.5, 2, 3.25, .nan, -.nan, .infinity]),
             isOpen: random.chance(50), note: random.pick(notes), kind: random.pick(Kind.allCases),
             priority: random.pick(Priority.allCases), due: Date(timeIntervalSinceReferenceDate: Double(random.next() % 5) * 0.25))
     }
@@ -82,7 +82,7 @@ struct PredicateGenerator {
         switch random.next() % (leaf ? 13 : 17) {
         case 0: return PredicateExpressions.KeyPath(root: t, keyPath: \Ticket.isOpen)
         case 1: return compare(int(t, depth: depth - 1), int(t, depth: depth - 1), random.pick([.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]))
-        case 2: return compare(double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([-1.0, 0, 1, 2.5])), random.pick([.lessThan, .greaterThanOrEqual, .greaterThan]))
+        case 2: return doubleTest(t, depth: depth)
         case 3: return compare(string(t, depth: depth - 1), PredicateExpressions.Value(random.pick(titles)), random.pick([.lessThan, .greaterThan, .lessThanOrEqual]))
         case 4: return equal(int(t, depth: depth - 1), int(t, depth: depth - 1), negated: random.chance(30))
         case 5: return equal(string(t, depth: depth - 1), PredicateExpressions.Value(random.pick(titles)), negated: random.chance(30))
@@ -121,10 +121,23 @@ struct PredicateGenerator {
         }
     }
 
+    /// A comparison or an equality of doubles, NaN on either side: a constant (NaN included), a
+    /// column, or a conditional of them.
+    func doubleTest(_ t: PredicateExpressions.Variable<Ticket>, depth: Int) -> BoolExpression {
+        let operands: (DoubleExpression, DoubleExpression) =
+            switch random.next() % 3 {
+            case 0: (double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([-1.0, 0, 1, 2.5, .nan, .infinity])))
+            case 1: (PredicateExpressions.Value(random.pick([-1.0, 0, 1, 2.5, .nan, -.infinity])), double(t, depth: depth - 1))
+            default: (double(t, depth: depth - 1), double(t, depth: depth - 1))
+            }
+        if random.chance(30) { return equal(operands.0, operands.1, negated: random.chance(40)) }
+        return compare(operands.0, operands.1, random.pick([.lessThan, .lessThanOrEqual, .greaterThan, .greaterThanOrEqual]))
+    }
+
     func double(_ t: PredicateExpressions.Variable<Ticket>, depth: Int) -> DoubleExpression {
         switch random.next() % (depth <= 0 ? 1 : 2) {
         case 0: return PredicateExpressions.KeyPath(root: t, keyPath: \Ticket.score)
-        default: return conditional(bool(t, depth: depth - 1), double(t, depth: depth - 1), PredicateExpressions.Value(0.5))
+        default: return conditional(bool(t, depth: depth - 1), double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([0.5, .nan])))
         }
     }
 

@@ -89,10 +89,20 @@ import Testing
         #expect(fragment.bindings == [.real(100.5), .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"), .text("https://example.com/a")])
     }
 
-    @Test func floatingComparisonsExcludeNaN() throws {
-        let fragment = try sql(#Predicate { $0.score > 1.5 })
-        #expect(fragment.text == #"(("Ticket"."score" > ?) AND NOT (typeof("Ticket"."score") = 'blob') AND NOT (typeof(?) = 'blob'))"#)
-        #expect(fragment.bindings == [.real(1.5), .real(1.5)])
+    @Test func floatingComparisonsExcludeNaNOnTheSideThatWouldSortAbove() throws {
+        let greater = try sql(#Predicate { $0.score > 1.5 })
+        #expect(greater.text == #"(("Ticket"."score" > ?) AND ("Ticket"."score" < x''))"#)
+        #expect(greater.bindings == [.real(1.5)])
+        let less = try sql(#Predicate { $0.score <= 1.5 })
+        #expect(less.text == #"(("Ticket"."score" <= ?) AND (? < x''))"#)
+        #expect(less.bindings == [.real(1.5), .real(1.5)])
+    }
+
+    @Test func floatingEqualityTestsTheConstantForNaN() throws {
+        let equal = try sql(#Predicate { $0.score == 1.5 })
+        #expect(equal.text == #"(("Ticket"."score" IS ?) AND NOT (typeof(?) = 'blob'))"#)
+        let notEqual = try sql(#Predicate { 1.5 != $0.score })
+        #expect(notEqual.text == #"((? IS NOT "Ticket"."score") OR (typeof(?) = 'blob'))"#)
     }
 
     @Test func constructsSQLiteWouldAnswerDifferentlyStayInSwift() {

@@ -123,10 +123,12 @@ private func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, isEqual: Bool, _ t
         let other = left.isNonNullConstant ? right : left
         comparison = SQLFragment.compose("($0 = $1 AND $2 IS NOT NULL)", left, right, other)
     }
-    guard left.isFloatingPoint || right.isFloatingPoint else { return .condition(comparison) }
-    let nan = SQLFragment.compose("$0 OR $1", dialect.isNaN(left), dialect.isNaN(right))
+    // A NaN on one side only already fails `IS`, so two NaNs are what is left to tell: testing one
+    // side is enough, and a constant's test runs once per query rather than once per row.
+    guard left.isFloatingPoint, right.isFloatingPoint else { return .condition(comparison) }
+    let nan = dialect.isNaN(right.isNonNullConstant ? right : left)
     return isEqual
-        ? .condition("($0 AND NOT ($1))", comparison, nan)
+        ? .condition("($0 AND NOT $1)", comparison, nan)
         : .condition("($0 OR $1)", comparison, nan)
 }
 
@@ -144,9 +146,11 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         case .greaterThanOrEqual: ">="
         }
         let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol))
-        guard left.isFloatingPoint || right.isFloatingPoint else { return .condition(comparison) }
-        let dialect = translator.dialect
-        return .condition("($0 AND NOT $1 AND NOT $2)", comparison, dialect.isNaN(left), dialect.isNaN(right))
+        // A NaN sorts above every number, so only one on the side the operator wants greater can
+        // make the comparison true; one on the other side already makes it false.
+        let greater = op == .greaterThan || op == .greaterThanOrEqual ? left : right
+        guard greater.isFloatingPoint else { return .condition(comparison) }
+        return .condition("($0 AND $1)", comparison, translator.dialect.isNotNaN(comparing: greater))
     }
 
     func collect(into leaves: inout PredicateLeaves) {

@@ -178,6 +178,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// Whether a floating-point operand of a comparison is not NaN, for `comparison AND` this. In
+    /// SQLite, a blob is above every number and text, so `value < x''` tells it with one
+    /// comparison where `typeof` calls a function; it is NULL for NULL, where the comparison is
+    /// NULL too, so their conjunction is the same.
+    func isNotNaN(comparing value: SQLFragment) -> SQLFragment {
+        switch self {
+        case .sqlite: SQLFragment.compose("($0 < x'')", value)
+        case .postgres: SQLFragment.compose("NOT $0", isNaN(value))
+        }
+    }
+
     /// The 1-based position of `needle` in `text`, 0 when it is not there.
     func position(of needle: SQLFragment, in text: SQLFragment) -> SQLFragment {
         switch self {
