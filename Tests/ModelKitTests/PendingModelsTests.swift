@@ -27,6 +27,7 @@ import Testing
             }
             #expect(pending.models.map { ObjectIdentifier($0) } == expected.map { ObjectIdentifier($0) })
             #expect(pending.isEmpty == expected.isEmpty)
+            #expect(pending.containsModel(of: TodoItem.self) == !expected.isEmpty)
         }
     }
 
@@ -46,6 +47,24 @@ import Testing
         #expect(pending.containsModel(of: TodoItem.self))
         pending.remove(items[3])
         #expect(!pending.containsModel(of: TodoItem.self))
+    }
+
+    /// A type with nothing pending, while thousands of models of another type are, has no
+    /// pending changes, and its fetch sees the stored rows; it has some once one of its own is.
+    @Test func aTypeWithNothingPendingIsToldApartFromManyPendingModelsOfAnother() throws {
+        let container = try inMemoryContainer(for: TodoItem.self, Note.self)
+        let context = ModelContext(container)
+        context.insert(Note(text: "saved"))
+        try context.save()
+        for index in 0..<5_000 { context.insert(TodoItem(title: "\(index)")) }
+        #expect(!context.hasPendingChanges(of: Note.self))
+        #expect(context.hasPendingChanges(of: TodoItem.self))
+        var page = FetchDescriptor<Note>()
+        page.fetchLimit = 1
+        #expect(try context.fetch(page).map(\.text) == ["saved"])
+        context.insert(Note(text: "unsaved"))
+        #expect(context.hasPendingChanges(of: Note.self))
+        #expect(try context.fetch(FetchDescriptor<Note>()).map(\.text) == ["saved", "unsaved"])
     }
 
     /// Deleting unsaved models one by one, newest first, costs each delete the same whatever

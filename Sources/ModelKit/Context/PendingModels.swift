@@ -11,6 +11,9 @@ struct PendingModels {
     private var members: Set<ObjectIdentifier> = []
     /// The identities of the models in `slots` that were removed.
     private var stale: Set<ObjectIdentifier> = []
+    /// How many of the models are of each type, for ``containsModel(of:)``: pending models come
+    /// in a few types, so a list is enough.
+    private var typeCounts: [(type: any PersistentModel.Type, count: Int)] = []
 
     var models: [any PersistentModel] {
         stale.isEmpty ? slots : slots.filter { !stale.contains(ObjectIdentifier($0)) }
@@ -22,9 +25,10 @@ struct PendingModels {
         members.contains(ObjectIdentifier(model))
     }
 
-    /// Whether a model of type `T` is among the models; free when there are none.
+    /// Whether a model of type `T` is among the models: a look at the few types pending, however
+    /// many models of other types are.
     func containsModel<T: PersistentModel>(of type: T.Type) -> Bool {
-        !isEmpty && slots.contains { $0 is T && !stale.contains(ObjectIdentifier($0)) }
+        typeCounts.contains { $0.count > 0 && $0.type is T.Type }
     }
 
     mutating func add(_ model: some PersistentModel) {
@@ -33,6 +37,7 @@ struct PendingModels {
         if stale.contains(id) { compact() }
         guard members.insert(id).inserted else { return }
         slots.append(model)
+        count(type(of: model), by: 1)
     }
 
     @discardableResult
@@ -40,6 +45,7 @@ struct PendingModels {
         let id = ObjectIdentifier(model)
         guard members.remove(id) != nil else { return false }
         stale.insert(id)
+        count(type(of: model), by: -1)
         if stale.count * 2 > slots.count { compact() }
         return true
     }
@@ -47,7 +53,10 @@ struct PendingModels {
     /// Removes `removed`, in one pass.
     mutating func remove(_ removed: [any PersistentModel]) {
         guard !removed.isEmpty else { return }
-        for model in removed where members.remove(ObjectIdentifier(model)) != nil { stale.insert(ObjectIdentifier(model)) }
+        for model in removed where members.remove(ObjectIdentifier(model)) != nil {
+            stale.insert(ObjectIdentifier(model))
+            count(type(of: model), by: -1)
+        }
         compact()
     }
 
@@ -55,6 +64,16 @@ struct PendingModels {
         slots.removeAll()
         members.removeAll()
         stale.removeAll()
+        typeCounts.removeAll()
+    }
+
+    private mutating func count(_ type: any PersistentModel.Type, by change: Int) {
+        let id = ObjectIdentifier(type)
+        if let index = typeCounts.firstIndex(where: { ObjectIdentifier($0.type) == id }) {
+            typeCounts[index].count += change
+        } else {
+            typeCounts.append((type, change))
+        }
     }
 
     /// Drops the stale models from the array.
