@@ -121,13 +121,13 @@ struct PredicateGenerator {
         }
     }
 
-    /// A comparison or an equality of doubles, NaN on either side: a constant (NaN included), a
-    /// column, or a conditional of them.
+    /// A comparison or an equality of doubles, NaN on either side: a constant (NaN and negative
+    /// zero included), a column, or a conditional of them.
     func doubleTest(_ t: PredicateExpressions.Variable<Ticket>, depth: Int) -> BoolExpression {
         let operands: (DoubleExpression, DoubleExpression) =
             switch random.next() % 3 {
-            case 0: (double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([-1.0, 0, 1, 2.5, .nan, .infinity])))
-            case 1: (PredicateExpressions.Value(random.pick([-1.0, 0, 1, 2.5, .nan, -.infinity])), double(t, depth: depth - 1))
+            case 0: (double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([-1.0, 0, -0.0, 1, 2.5, .nan, .infinity])))
+            case 1: (PredicateExpressions.Value(random.pick([-1.0, -0.0, 1, 2.5, .nan, -.infinity])), double(t, depth: depth - 1))
             default: (double(t, depth: depth - 1), double(t, depth: depth - 1))
             }
         if random.chance(30) { return equal(operands.0, operands.1, negated: random.chance(40)) }
@@ -137,7 +137,7 @@ struct PredicateGenerator {
     func double(_ t: PredicateExpressions.Variable<Ticket>, depth: Int) -> DoubleExpression {
         switch random.next() % (depth <= 0 ? 1 : 2) {
         case 0: return PredicateExpressions.KeyPath(root: t, keyPath: \Ticket.score)
-        default: return conditional(bool(t, depth: depth - 1), double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([0.5, .nan])))
+        default: return conditional(bool(t, depth: depth - 1), double(t, depth: depth - 1), PredicateExpressions.Value(random.pick([0.5, .nan, -0.0])))
         }
     }
 

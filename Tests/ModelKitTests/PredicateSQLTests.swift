@@ -98,6 +98,11 @@ import Testing
         #expect(less.bindings == [.real(1.5), .real(1.5)])
     }
 
+    @Test func aNegativeZeroConstantBindsAsZero() throws {
+        let zero = -0.0
+        #expect(try sql(#Predicate { $0.score > zero }).bindings == [.real(0)])
+    }
+
     @Test func floatingEqualityTestsTheConstantForNaN() throws {
         let equal = try sql(#Predicate { $0.score == 1.5 })
         #expect(equal.text == #"(("Ticket"."score" IS ?) AND NOT (typeof(?) = 'blob'))"#)

@@ -38,13 +38,17 @@ struct PredicateLeaves {
         if BindableTypes.contains(Value.self), let bindable = value as? any SQLBindable {
             constant = .value(bindable.boundValue)
         } else if let codec = ValueCodec.make(for: Value.self), let encoded = try? codec.encode(value) {
-            constant = .value(encoded)
+            // A negative zero is stored as a blob, which SQL compares above every number; in a
+            // predicate it is the zero Swift finds it equal to.
+            constant = .value(codec.affinity == .real && encoded == Self.negativeZero ? .real(0) : encoded)
         } else {
             constant = .unencodable
         }
         constants.append(constant)
         shape.append(constant.profile)
     }
+
+    private static let negativeZero = (-0.0).sqlValue
 
     /// The values of `[values].contains(…)`, each encoded as its element type is stored.
     mutating func list<Element>(_ values: [Element]) {
