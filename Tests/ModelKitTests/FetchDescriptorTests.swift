@@ -61,7 +61,7 @@ import Testing
         #expect(try context.fetchCount(descriptor) == 2)
         #expect(statements == [
             #"SELECT COUNT(*) FROM "Ticket" WHERE ("Ticket"."count" >= ?)"#,
-            #"SELECT COUNT(*) FROM (SELECT 1 FROM "Ticket" WHERE ("Ticket"."count" >= ?) LIMIT ? OFFSET ?)"#,
+            #"SELECT COUNT(*) FROM (SELECT 1 FROM "Ticket" WHERE ("Ticket"."count" >= ?) LIMIT ? OFFSET ?) AS "page""#,
         ])
         #expect(context.registered.isEmpty)
     }

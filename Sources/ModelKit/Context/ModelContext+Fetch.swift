@@ -130,15 +130,25 @@ extension ModelContext {
         return overflow || overflowAgain ? plan.select(paged: false) : plan.select(window: window)
     }
 
-    /// The number of models the descriptor describes: one `SELECT COUNT(*)` when the predicate
-    /// translates and nothing is pending; otherwise the count of a fetch.
+    /// The number of models the descriptor describes. When the predicate translates, one
+    /// `SELECT COUNT(*)` counts the stored rows, and unsaved changes are counted in memory: no
+    /// model is loaded. Otherwise, the count of a fetch.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let plan = try plan(for: descriptor)
-        guard plan.filtersInSQL, !seesPendingChanges(descriptor) else {
-            return try fetch(descriptor).count
-        }
-        let sql = plan.count
-        let rows = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }
+        guard plan.filtersInSQL else { return try fetch(descriptor).count }
+        guard seesPendingChanges(descriptor) else { return try count(plan.count, of: plan.entity) }
+        // The stored rows of models changed or deleted here are left out of the SQL count; the
+        // changed and inserted models the predicate matches as they are now are added.
+        let unsaved = unsavedModels(notIn: [T]())
+        let overridden = unsaved.compactMap { $0._$modelKit.rowID } + deleted.models.compactMap { ($0 as? T)?._$modelKit.rowID }
+        var total = try count(plan.count(leavingOut: overridden), of: plan.entity)
+        for model in unsaved where try descriptor.predicate?.evaluate(model) ?? true { total += 1 }
+        let afterOffset = max(0, total - (descriptor.fetchOffset ?? 0))
+        return descriptor.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    private func count(_ sql: SQL, of entity: Schema.Entity) throws -> Int {
+        let rows = try run(on: entity) { try connection(for: entity).statement(sql.text).rows(sql.bindings) }
         guard case .integer(let count) = rows.first?.first else { return 0 }
         return Int(count)
     }

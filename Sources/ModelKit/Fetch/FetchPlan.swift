@@ -82,8 +82,25 @@ struct FetchPlan<T: PersistentModel> {
             return SQL(text: "SELECT COUNT(*) FROM \(table)\(filter.text)", bindings: filter.bindings)
         }
         return SQL(
-            text: "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(filter.text) LIMIT ? OFFSET ?)",
+            text: "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(filter.text) LIMIT ? OFFSET ?) AS \"page\"",
             bindings: filter.bindings + pagingBindings)
+    }
+
+    /// `SELECT COUNT(*)` of the stored rows the predicate matches, unpaged, leaving out the rows
+    /// under `keys` (bound as one JSON array, however many there are).
+    func count(leavingOut keys: [Int64]) throws -> SQL {
+        var filters = condition.map { [$0] } ?? []
+        if !keys.isEmpty {
+            let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
+            let kept = dialect.membership(of: SQLFragment(TableSQL.quotedPrimaryKey), in: array, affinity: .integer, hasBlobs: false)
+            filters.append(SQLFragment.compose("NOT $0", kept))
+        }
+        var sql = SQL(text: "SELECT COUNT(*) FROM \(entity.sql.table)")
+        for (index, filter) in filters.enumerated() {
+            sql.text += (index == 0 ? " WHERE " : " AND ") + filter.text
+            sql.bindings += filter.bindings
+        }
+        return sql
     }
 
     /// The floating-point sum of the property at `column` over the rows the predicate matches,
