@@ -92,8 +92,8 @@ struct FetchPlan<T: PersistentModel> {
         var filters = condition.map { [$0] } ?? []
         if !keys.isEmpty {
             let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
-            let kept = dialect.membership(of: SQLFragment(TableSQL.quotedPrimaryKey), in: array, affinity: .integer, hasBlobs: false)
-            filters.append(SQLFragment.compose("NOT $0", kept))
+            let key = SQLFragment(TableSQL.quotedPrimaryKey)
+            filters.append(SQLFragment.compose("NOT $0", dialect.membership(of: key, in: array, affinity: .integer, hasBlobs: false)))
         }
         var sql = SQL(text: "SELECT COUNT(*) FROM \(entity.sql.table)")
         for (index, filter) in filters.enumerated() {
