@@ -28,6 +28,7 @@ import Testing
             #expect(pending.models.map { ObjectIdentifier($0) } == expected.map { ObjectIdentifier($0) })
             #expect(pending.isEmpty == expected.isEmpty)
             #expect(pending.containsModel(of: TodoItem.self) == !expected.isEmpty)
+            #expect(pending.count(of: TodoItem.self) == expected.count)
         }
     }
 

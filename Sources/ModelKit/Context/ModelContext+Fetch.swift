@@ -124,7 +124,7 @@ extension ModelContext {
         guard let limit = descriptor.fetchLimit, plan.isCompleteInSQL, descriptor.sortBy.isEmpty || plan.orderBy != nil else {
             return plan.select(paged: false)
         }
-        let moved = changed.models.count { $0 is T } + deleted.models.count { $0 is T }
+        let moved = changed.count(of: T.self) + deleted.count(of: T.self)
         let (partial, overflow) = (descriptor.fetchOffset ?? 0).addingReportingOverflow(limit)
         let (window, overflowAgain) = partial.addingReportingOverflow(moved)
         return overflow || overflowAgain ? plan.select(paged: false) : plan.select(window: window)

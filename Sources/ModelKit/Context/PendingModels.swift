@@ -31,6 +31,11 @@ struct PendingModels {
         typeCounts.contains { $0.count > 0 && $0.type is T.Type }
     }
 
+    /// How many of the models are of type `T`, counted as ``containsModel(of:)`` looks.
+    func count<T: PersistentModel>(of type: T.Type) -> Int {
+        typeCounts.reduce(0) { $1.type is T.Type ? $0 + $1.count : $0 }
+    }
+
     mutating func add(_ model: some PersistentModel) {
         let id = ObjectIdentifier(model)
         // A model removed and added again goes to the end, as a new one would.
