@@ -25,18 +25,25 @@ import Testing
         #expect(objects.startsWithIdentical(Array(changed.prefix(20))))
     }
 
-    @Test func unsafeDowncastKeepsEveryReferenceInOrder() {
+    @Test func aCollectorHandsOverEveryReferenceInOrderOnce() {
         let objects = (0..<40).map { _ in Object() }
-        let erased: [AnyObject] = objects
-        let typed = erased.unsafeDowncast(to: Object.self)
+        let collector = ReferenceCollector()
+        for object in objects { collector.append(object) }
+        let typed = collector.take(as: Object.self)
         #expect(typed.count == objects.count && zip(typed, objects).allSatisfy { $0 === $1 })
-        #expect([AnyObject]().unsafeDowncast(to: Object.self).isEmpty)
-        weak var released: Object?
+        #expect(collector.count == 0 && collector.take(as: Object.self).isEmpty)
+        weak var taken: Object?
+        weak var left: Object?
         do {
-            let object = Object()
-            released = object
-            _ = ([object] as [AnyObject]).unsafeDowncast(to: Object.self)
+            let first = Object()
+            let second = Object()
+            (taken, left) = (first, second)
+            let handedOver = ReferenceCollector()
+            handedOver.append(first)
+            _ = handedOver.take(as: Object.self)
+            let abandoned = ReferenceCollector()  // as when a fetch throws midway
+            abandoned.append(second)
         }
-        #expect(released == nil, "the copy retains each reference once and releases it with the array")
+        #expect(taken == nil && left == nil, "each reference is retained once and released once")
     }
 }

@@ -293,15 +293,13 @@ extension ModelContext {
             let statement = try connection(for: entity).statement(sql.text)
             try statement.bind(sql.bindings)
             defer { statement.reset() }
-            // Collected as `AnyObject` and converted once: appending to `[T]` in this unspecialized
-            // generic code would look up `Array<T>`'s metadata and call the generic `append` per row.
-            var models: [AnyObject] = []
+            let models = ReferenceCollector()
             let refreshing = isBehindStore
             while try statement.step() {
                 let row = ModelRow(statement: statement, entity: entity, context: self)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
-            return models.unsafeDowncast(to: T.self)
+            return models.take(as: T.self)
         }
     }
 

@@ -24,16 +24,49 @@ extension Array where Element: AnyObject {
     }
 }
 
-extension Array where Element == AnyObject {
-    /// The references as `[T]`, copied at once. Each must be a `T`: an element of either array is
-    /// one class reference, so no cast or generic call is made per element.
-    func unsafeDowncast<T: AnyObject>(to type: T.Type) -> [T] {
-        guard !isEmpty else { return [] }
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: count) { references in
-                withUnsafeBufferPointer { references.initialize(from: $0.baseAddress!, count: count) }
-            }
-            initialized = count
+/// Class references gathered one at a time in unspecialized generic code, then handed over as
+/// `[T]` by moving them: appending to `[T]` there would look up `Array<T>`'s metadata and call the
+/// generic `append` per element, and copying an `[AnyObject]` into a `[T]` would retain each
+/// reference and release it again with the first array.
+final class ReferenceCollector {
+    private var references: UnsafeMutablePointer<AnyObject>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init() {
+        capacity = 16
+        references = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        references.deinitialize(count: count)
+        references.deallocate()
+    }
+
+    func append(_ reference: AnyObject) {
+        if count == capacity { grow() }
+        (references + count).initialize(to: reference)
+        count += 1
+    }
+
+    private func grow() {
+        let grown = UnsafeMutablePointer<AnyObject>.allocate(capacity: capacity * 2)
+        grown.moveInitialize(from: references, count: count)
+        references.deallocate()
+        references = grown
+        capacity *= 2
+    }
+
+    /// The references in the order appended, moved into a `[T]`; the collector is left empty.
+    /// Each must be a `T`: a `T` and an `AnyObject` are both one class reference, so no cast or
+    /// generic call is made per element.
+    func take<T: AnyObject>(as type: T.Type) -> [T] {
+        let taken = count
+        guard taken > 0 else { return [] }
+        count = 0
+        return [T](unsafeUninitializedCapacity: taken) { buffer, initialized in
+            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: taken) { $0.moveInitialize(from: references, count: taken) }
+            initialized = taken
         }
     }
 }
