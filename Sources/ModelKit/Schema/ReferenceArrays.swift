@@ -65,7 +65,9 @@ final class ReferenceCollector {
         guard taken > 0 else { return [] }
         count = 0
         return [T](unsafeUninitializedCapacity: taken) { buffer, initialized in
-            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: taken) { $0.moveInitialize(from: references, count: taken) }
+            buffer.baseAddress!.withMemoryRebound(to: AnyObject.self, capacity: taken) { moved in
+                moved.moveInitialize(from: references, count: taken)
+            }
             initialized = taken
         }
     }
