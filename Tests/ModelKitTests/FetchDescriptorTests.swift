@@ -104,9 +104,28 @@ import Testing
             largestRegistered = max(largestRegistered, context.registered.count)
         }
         #expect(seen == 95)
-        #expect(statements.count == 10)
-        #expect(statements.allSatisfy { $0.hasSuffix("LIMIT ? OFFSET ?") })
+        // The keys, then each batch: a range of keys, read straight through.
+        #expect(statements.count == 11)
+        #expect(statements.first?.hasPrefix(#"SELECT "_pk" FROM "Ticket" WHERE"#) == true)
+        #expect(statements.dropFirst().allSatisfy { $0.hasSuffix(#"WHERE "_pk" BETWEEN ? AND ? ORDER BY "_pk""#) })
         #expect(largestRegistered <= 20)
+    }
+
+    /// The results are the ones when the enumeration starts: a row another context deletes
+    /// meanwhile is skipped when its batch loads.
+    @Test func enumerateSkipsARowDeletedBeforeItsBatchLoads() throws {
+        let expected = try context.fetch(FetchDescriptor<Ticket>()).map(\.title)
+        let other = ModelContext(container)
+        let doomed = try other.fetch(FetchDescriptor<Ticket>()).last!
+        var seen: [String] = []
+        try context.enumerate(FetchDescriptor<Ticket>(), batchSize: 2) { ticket in
+            if seen.isEmpty {
+                other.delete(doomed)
+                try? other.save()
+            }
+            seen.append(ticket.title)
+        }
+        #expect(expected.count > 2 && seen == Array(expected.dropLast()))
     }
 
     @Test func batchDeleteIsOneStatementAndKeepsRegisteredModelsConsistent() throws {

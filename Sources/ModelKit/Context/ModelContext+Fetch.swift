@@ -154,118 +154,34 @@ extension ModelContext {
     }
 
     /// The identifiers of the models the descriptor describes, read without loading the models
-    /// when SQLite can answer alone.
+    /// when SQLite can answer alone; with unsaved changes, only the models changed or inserted
+    /// here are read, in memory.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
         let plan = try plan(for: descriptor)
-        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
+        guard let results = try unloadedResults(descriptor, plan: plan) else {
             return try fetch(descriptor).map(\.persistentModelID)
         }
-        let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
         let scope = link(for: plan.entity).store.identity.scope(for: plan.entity)
+        var identifiers: [PersistentIdentifier] = []
+        identifiers.reserveCapacity(results.count)
+        results.forEach(in: 0..<results.count) { key, model in
+            identifiers.append(model?.persistentModelID ?? PersistentIdentifier(scope: scope, key: .row(key!)))
+        }
+        return identifiers
+    }
+
+    /// The results of a fetch with the stored rows not loaded, as keys: what SQLite selects and
+    /// pages, or, with unsaved changes, ``pendingResults(_:plan:)``. Nil when the fetch needs the
+    /// models (see there).
+    func unloadedResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan<T>) throws -> UnloadedResults<T>? {
+        if seesPendingChanges(descriptor) { return try pendingResults(descriptor, plan: plan) }
+        guard plan.isCompleteInSQL else { return nil }
+        let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
         return try run(on: plan.entity) {
-            try connection(for: plan.entity).statement(sql.text).rows(sql.bindings).compactMap { row in
-                guard case .integer(let rowID) = row.first else { return nil }
-                return PersistentIdentifier(scope: scope, key: .row(rowID))
-            }
+            let statement = try connection(for: plan.entity).statement(sql.text)
+            try statement.bind(sql.bindings)
+            return UnloadedResults(keys: try statement.int64s())
         }
-    }
-
-    /// The models the descriptor describes, in a collection that loads `batchSize` of them at a
-    /// time as they are read: memory follows the batch, not the result count.
-    ///
-    /// When unsaved changes of the type count (`includePendingChanges`, the default, and the
-    /// context has some), or the fetch cannot run wholly in SQL, the models are fetched at once
-    /// and the collection holds them all.
-    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
-    ///   what ``fetch(_:)`` throws.
-    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
-        try checkBatchSize(batchSize, of: "fetch")
-        let plan = try plan(for: descriptor)
-        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
-            return FetchResultsCollection(ResultBatches(try fetch(descriptor)))
-        }
-        let keys = try fetchIdentifiers(descriptor).compactMap(\.rowID)
-        let entity = plan.entity
-        return FetchResultsCollection(ResultBatches(count: keys.count, batchSize: batchSize) { [self] range in
-            loadBatch(Array(keys[range]), of: T.self, entity: entity)
-        })
-    }
-
-    /// The identifiers of the models the descriptor describes, as a ``FetchResultsCollection``.
-    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
-    ///   what ``fetchIdentifiers(_:)`` throws.
-    public func fetchIdentifiers<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, batchSize: Int
-    ) throws -> FetchResultsCollection<PersistentIdentifier> {
-        try checkBatchSize(batchSize, of: "fetchIdentifiers")
-        return FetchResultsCollection(ResultBatches(try fetchIdentifiers(descriptor)))
-    }
-
-    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` unless `batchSize` is positive.
-    private func checkBatchSize(_ batchSize: Int, of call: String) throws {
-        guard batchSize > 0 else {
-            throw ModelKitError.invalidFetchDescriptor("\(call)'s batchSize is \(batchSize); use 1 or more")
-        }
-    }
-
-    /// The models under `keys`, in that order. A row gone since the fetch reads as
-    /// ``model(for:)`` reads it; a failed read is logged, and its models read that way too.
-    private func loadBatch<T: PersistentModel>(_ keys: [Int64], of type: T.Type, entity: Schema.Entity) -> [T] {
-        registered.sweep()
-        var loaded: [Int64: T] = [:]
-        do {
-            let sql = SQL(text: RelationshipSQL.rows(of: entity, keys: keys.count), bindings: keys.map { .integer($0) })
-            for model in try rows(of: T.self, entity: entity, sql: sql) {
-                if let rowID = model._$modelKit.rowID { loaded[rowID] = model }
-            }
-        } catch {
-            ModelKitDebugLog.error("could not load a batch of \(T.self): \(error)")
-        }
-        return keys.map { key in
-            if let model = loaded[key] { return model }
-            let identifier = PersistentIdentifier(entityName: entity.name, storeIdentifier: link(for: entity).store.identifier, key: .row(key))
-            guard let model = model(for: identifier) as? T else {
-                preconditionFailure("\(identifier) was deleted after the batched fetch, and \(T.self) has no stand-in; fetch again")
-            }
-            return model
-        }
-    }
-
-    /// Calls `block` with each model the descriptor describes, loading `batchSize` models at a
-    /// time, so memory follows the batch rather than the table when the descriptor runs in SQLite
-    /// and nothing is pending.
-    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` when `batchSize` is not positive, or
-    ///   what ``fetch(_:)`` throws.
-    public func enumerate<T: PersistentModel>(
-        _ descriptor: FetchDescriptor<T>, batchSize: Int = 5000, allowEscapingMutations: Bool = false,
-        block: (T) throws -> Void
-    ) throws {
-        try checkBatchSize(batchSize, of: "enumerate")
-        let plan = try plan(for: descriptor)
-        guard plan.isCompleteInSQL, !seesPendingChanges(descriptor) else {
-            try fetch(descriptor).forEach(block)
-            return
-        }
-        var batch = descriptor
-        var remaining = descriptor.fetchLimit ?? Int.max
-        var offset = descriptor.fetchOffset ?? 0
-        while remaining > 0 {
-            batch.fetchOffset = offset
-            batch.fetchLimit = min(batchSize, remaining)
-            let loaded = try enumerateBatch(FetchPlan(batch, entity: plan.entity, dialect: plan.dialect), block)
-            registered.sweep()
-            if loaded < batchSize { break }
-            offset += loaded
-            remaining -= loaded
-        }
-    }
-
-    /// Calls `block` with each model of one batch and returns how many there were. The batch's
-    /// models are released when it returns, so the identity map can let them go.
-    private func enumerateBatch<T: PersistentModel>(_ plan: FetchPlan<T>, _ block: (T) throws -> Void) throws -> Int {
-        let models = try rows(of: T.self, entity: plan.entity, sql: plan.select(paged: true))
-        try models.forEach(block)
-        return models.count
     }
 
     /// Plans a fetch, logging when the predicate runs in Swift. Every read starts here, so this is

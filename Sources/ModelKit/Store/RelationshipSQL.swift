@@ -96,6 +96,12 @@ enum RelationshipSQL {
         "\(entity.sql.select) WHERE \(pk) IN \(list(count))"
     }
 
+    /// The rows of `entity` whose keys are from the first key bound through the second, every
+    /// column, in key order.
+    static func rowsInKeyRange(of entity: Schema.Entity) -> String {
+        "\(entity.sql.select) WHERE \(pk) BETWEEN ? AND ? ORDER BY \(pk)"
+    }
+
     /// One row if the row of `entity` under the key bound exists.
     static func rowExists(of entity: Schema.Entity) -> String {
         "\(entity.sql.selectPrimaryKeys) WHERE \(pk) = ?"
