@@ -30,6 +30,24 @@ import Testing
         #expect(try context.sum(of: \Ticket.score, where: #Predicate { $0.title.count == 1 }) == 17.75)
     }
 
+    /// Changed, deleted and inserted models count as they are in memory; the stored rows they
+    /// stand for are left out of the one SQL sum, and no other model is loaded.
+    @Test func sumOverUnsavedChangesLoadsNoStoredModel() throws {
+        let editor = ModelContext(context.container)
+        let tickets = try editor.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.title)]))
+        tickets[0].score = 3  // was 1.5
+        tickets[1].isOpen = true  // joins the open ones: 2.25
+        editor.delete(tickets[2])  // 4.0 leaves
+        editor.insert(Ticket("d", score: 10, isOpen: false))
+        var statements: [String] = []
+        editor.statementTrace = { statements.append($0) }
+        #expect(try editor.sum(of: \Ticket.score) == 15.25)
+        #expect(try editor.sum(of: \Ticket.score, where: #Predicate { $0.isOpen }) == 5.25)
+        #expect(statements.count == 2 && statements.allSatisfy { $0.contains(#"NOT ("_pk" IN (SELECT value FROM json_each(?)))"#) })
+        editor.insert(Ticket("nan", score: .nan))
+        #expect(try editor.sum(of: \Ticket.score).isNaN)
+    }
+
     @Test func aStoredNaNMakesTheSumNaN() throws {
         context.insert(Ticket("nan", score: .nan))
         try context.save()

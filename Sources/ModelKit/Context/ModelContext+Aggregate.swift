@@ -9,8 +9,8 @@ extension ModelContext {
     /// ```
     ///
     /// This is ModelKit's own API; SwiftData has no aggregates. Unsaved changes of the model's type
-    /// count, as in a fetch, and a predicate with no SQL translation is evaluated in Swift. A stored
-    /// NaN makes the sum NaN, as in Swift.
+    /// count, as in a fetch, without loading the other models; a predicate with no SQL translation
+    /// is evaluated in Swift over every model. A stored NaN makes the sum NaN, as in Swift.
     /// - Throws: ``SwiftDataError/unsupportedKeyPath`` when `keyPath` is not a persisted
     ///   property, or what a fetch throws.
     public func sum<T: PersistentModel, Value: BinaryFloatingPoint>(
@@ -21,12 +21,17 @@ extension ModelContext {
             throw SwiftDataError.unsupportedKeyPath.carrying(
                 .invalidSchema(entity: plan.entity.name, reason: "sum(of:) needs a persisted property"))
         }
-        guard plan.filtersInSQL, !hasPendingChanges(of: T.self) else {
+        guard plan.filtersInSQL else {
             return try fetch(FetchDescriptor<T>(predicate: predicate)).reduce(0) { $0 + Double($1[keyPath: keyPath]) }
         }
-        let sql = plan.sum(of: column)
+        // With unsaved changes, the stored rows they stand for are left out of the SQL sum, and
+        // the changed and inserted models the predicate matches are added from memory.
+        let (unsaved, overridden) = hasPendingChanges(of: T.self) ? unsavedOverrides(of: T.self) : ([], [])
+        let sql = try plan.sum(of: column, leavingOut: overridden)
         let row = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }.first
-        guard case .real(let total)? = row?.first else { return 0 }
-        return row?.last == .integer(0) ? total : .nan
+        var total = 0.0
+        if case .real(let stored)? = row?.first { total = row?.last == .integer(0) ? stored : .nan }
+        for model in unsaved where try predicate?.evaluate(model) ?? true { total += Double(model[keyPath: keyPath]) }
+        return total
     }
 }

@@ -137,14 +137,19 @@ extension ModelContext {
         let plan = try plan(for: descriptor)
         guard plan.filtersInSQL else { return try fetch(descriptor).count }
         guard seesPendingChanges(descriptor) else { return try count(plan.count, of: plan.entity) }
-        // The stored rows of models changed or deleted here are left out of the SQL count; the
-        // changed and inserted models the predicate matches as they are now are added.
-        let unsaved = unsavedModels(notIn: [T]())
-        let overridden = unsaved.compactMap { $0._$modelKit.rowID } + deleted.models.compactMap { ($0 as? T)?._$modelKit.rowID }
+        let (unsaved, overridden) = unsavedOverrides(of: T.self)
         var total = try count(plan.count(leavingOut: overridden), of: plan.entity)
         for model in unsaved where try descriptor.predicate?.evaluate(model) ?? true { total += 1 }
         let afterOffset = max(0, total - (descriptor.fetchOffset ?? 0))
         return descriptor.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// What a count or a sum over unsaved changes takes from memory and what it leaves out of
+    /// SQL: the models of type `T` changed or inserted here, and the keys of the stored rows that
+    /// models changed or deleted here stand for.
+    func unsavedOverrides<T: PersistentModel>(of type: T.Type) -> (models: [T], keys: [Int64]) {
+        let unsaved = unsavedModels(notIn: [T]())
+        return (unsaved, unsaved.compactMap { $0._$modelKit.rowID } + deleted.models.compactMap { ($0 as? T)?._$modelKit.rowID })
     }
 
     private func count(_ sql: SQL, of entity: Schema.Entity) throws -> Int {

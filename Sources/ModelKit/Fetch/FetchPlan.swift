@@ -87,31 +87,33 @@ struct FetchPlan<T: PersistentModel> {
     }
 
     /// `SELECT COUNT(*)` of the stored rows the predicate matches, unpaged, leaving out the rows
-    /// under `keys` (bound as one JSON array, however many there are).
+    /// under `keys`.
     func count(leavingOut keys: [Int64]) throws -> SQL {
+        try filtered(SQL(text: "SELECT COUNT(*) FROM \(entity.sql.table)"), leavingOut: keys)
+    }
+
+    /// The floating-point sum of the property at `column` over the rows the predicate matches,
+    /// and how many of them hold NaN, leaving out the rows under `keys`.
+    func sum(of column: Int, leavingOut keys: [Int64] = []) throws -> SQL {
+        let name = entity.sql.columns[column]
+        let nan = dialect.isNaN(SQLFragment(name)).text
+        return try filtered(
+            SQL(text: "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"), leavingOut: keys)
+    }
+
+    /// `select` with the predicate's condition and, unless `keys` is empty, one leaving out the
+    /// rows under them (bound as one JSON array, however many there are).
+    private func filtered(_ select: SQL, leavingOut keys: [Int64]) throws -> SQL {
         var filters = condition.map { [$0] } ?? []
         if !keys.isEmpty {
             let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
             let key = SQLFragment(TableSQL.quotedPrimaryKey)
             filters.append(SQLFragment.compose("NOT $0", dialect.membership(of: key, in: array, affinity: .integer, hasBlobs: false)))
         }
-        var sql = SQL(text: "SELECT COUNT(*) FROM \(entity.sql.table)")
+        var sql = select
         for (index, filter) in filters.enumerated() {
             sql.text += (index == 0 ? " WHERE " : " AND ") + filter.text
             sql.bindings += filter.bindings
-        }
-        return sql
-    }
-
-    /// The floating-point sum of the property at `column` over the rows the predicate matches,
-    /// and how many of them hold NaN.
-    func sum(of column: Int) -> SQL {
-        let name = entity.sql.columns[column]
-        let nan = dialect.isNaN(SQLFragment(name)).text
-        var sql = SQL(text: "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)")
-        if let whereClause {
-            sql.text += whereClause.text
-            sql.bindings += whereClause.bindings
         }
         return sql
     }
