@@ -97,8 +97,8 @@ struct FetchPlan<T: PersistentModel> {
     func sum(of column: Int, leavingOut keys: [Int64] = []) throws -> SQL {
         let name = entity.sql.columns[column]
         let nan = dialect.isNaN(SQLFragment(name)).text
-        return try filtered(
-            SQL(text: "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"), leavingOut: keys)
+        let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"
+        return try filtered(SQL(text: select), leavingOut: keys)
     }
 
     /// `select` with the predicate's condition and, unless `keys` is empty, one leaving out the
@@ -107,8 +107,8 @@ struct FetchPlan<T: PersistentModel> {
         var filters = condition.map { [$0] } ?? []
         if !keys.isEmpty {
             let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
-            let key = SQLFragment(TableSQL.quotedPrimaryKey)
-            filters.append(SQLFragment.compose("NOT $0", dialect.membership(of: key, in: array, affinity: .integer, hasBlobs: false)))
+            let kept = dialect.membership(of: SQLFragment(TableSQL.quotedPrimaryKey), in: array, affinity: .integer, hasBlobs: false)
+            filters.append(SQLFragment.compose("NOT $0", kept))
         }
         var sql = select
         for (index, filter) in filters.enumerated() {
