@@ -107,7 +107,8 @@ struct FetchPlan<T: PersistentModel> {
         var filters = condition.map { [$0] } ?? []
         if !keys.isEmpty {
             let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
-            let kept = dialect.membership(of: SQLFragment(TableSQL.quotedPrimaryKey), in: array, affinity: .integer, hasBlobs: false)
+            let key = SQLFragment(TableSQL.quotedPrimaryKey)
+            let kept = dialect.membership(of: key, in: array, affinity: .integer, hasBlobs: false)
             filters.append(SQLFragment.compose("NOT $0", kept))
         }
         var sql = select
