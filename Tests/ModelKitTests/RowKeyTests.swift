@@ -41,6 +41,52 @@ import Testing
         #expect(try insert(["d"], into: container) == [4])
     }
 
+    /// A new row whose key is the table's largest plus one, the key SQLite gives a row inserted
+    /// without one, is inserted without it (SQLite then need not search the table for the key).
+    /// After the newest rows are deleted, and for models with unique attributes (an upsert may
+    /// leave a key unused), the key is bound.
+    @Test func aRowIsInsertedWithoutItsKeyWhenSQLiteWouldPickTheSame() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self, Account.self)
+        let context = ModelContext(container)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        let items = [TodoItem(title: "a"), TodoItem(title: "b")]
+        for item in items { context.insert(item) }
+        context.insert(Account(code: "x", balance: 1))
+        try context.save()
+        #expect(items.map { $0.persistentModelID.rowID } == [1, 2])
+        #expect(statements.contains { $0.hasPrefix(#"INSERT INTO "TodoItem" ("title""#) })
+        #expect(statements.contains { $0.hasPrefix(#"INSERT INTO "Account" ("_pk""#) })
+        context.delete(items[1])
+        try context.save()
+        statements.removeAll()
+        let next = TodoItem(title: "c")
+        context.insert(next)
+        try context.save()
+        #expect(next.persistentModelID.rowID == 3)
+        #expect(statements.contains { $0.hasPrefix(#"INSERT INTO "TodoItem" ("_pk""#) })
+    }
+
+    /// A table another program filled up to the largest key there is: the save throws a typed
+    /// error and writes nothing, where handing out the next key would overflow.
+    @Test func aTableThatUsedTheLargestKeyRefusesNewRows() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        _ = try insert(["a"], into: container)
+        let columns = #""_pk", "title", "isComplete", "priority""#
+        _ = try rawSQL(#"INSERT INTO "TodoItem" (\#(columns)) VALUES (9223372036854775807, 'z', 0, 0)"#, at: file.url)
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "one too many"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case ModelKitError.invalidSchema(let entity, let reason) = error else { return false }
+            return entity == "TodoItem" && reason.contains("largest primary key")
+        }
+        #expect(try file.sql(#"SELECT count(*) FROM "TodoItem""#) == [["2"]])
+    }
+
     @Test func deleteAllDataKeepsTheKeysHandedOut() throws {
         let file = try TemporaryStore()
         let container = try file.container(for: TodoItem.self)

@@ -252,9 +252,23 @@ extension ModelContext {
     ) throws -> Int64 {
         let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
         let dialect = connection.dialect
+        // Where the engine hands out keys, the new key is bound before the columns, unless it is
+        // the one SQLite would pick and no upsert can leave it unused: then the row is inserted
+        // without it, which spares SQLite a search of the table for the key, and takes SQLite's.
+        let handedOut = dialect.handsOutKeys ? try inserts.keys.next(for: entity, in: connection) : nil
+        let key = handedOut.flatMap { $0.isSQLitesNext && entity.sql.upsert == nil ? nil : $0.key }
+        let rowID = try writeRow(of: model, entity: entity, key: key, into: connection, inserts: &inserts, log: &log)
+        if handedOut != nil { inserts.keys.use(rowID, for: entity) }
+        return rowID
+    }
+
+    /// Inserts (or upserts) the model's row, under `key` if there is one, and returns its key.
+    private func writeRow(
+        of model: any PersistentModel, entity: Schema.Entity, key: Int64?, into connection: Connection,
+        inserts: inout SaveInserts, log: inout SaveLog
+    ) throws -> Int64 {
+        let dialect = connection.dialect
         let stored = entity.sql.storedColumns
-        // Where the engine hands out keys, the new key is bound before the columns.
-        let key = dialect.handsOutKeys ? try inserts.keys.key(for: entity, in: connection) : nil
         func bind(_ statement: Statement) throws {
             let offset = key == nil ? 0 : 1
             try statement.bind(count: stored.count + offset) { index in
@@ -270,7 +284,7 @@ extension ModelContext {
             try bind(upsert)
             return try insertedKey(upsert, in: connection, returned: true)
         }
-        let insert = try inserts.statement(for: entity) {
+        let insert = try inserts.statement(for: entity, withKey: key != nil) {
             try connection.statement(key == nil ? entity.sql.insert(for: dialect) : entity.sql.insertWithKey)
         }
         defer { insert.reset() }
@@ -487,13 +501,14 @@ struct UpdateKey: Hashable {
 struct SaveInserts {
     var keys = RowKeys()
     /// A save has few entities, so a short list.
-    private var statements: [(entity: Schema.Entity, statement: Statement)] = []
+    private var statements: [(entity: Schema.Entity, withKey: Bool, statement: Statement)] = []
 
-    /// The insert statement of `entity`, prepared by `make` the first time.
-    mutating func statement(for entity: Schema.Entity, _ make: () throws -> Statement) rethrows -> Statement {
-        if let entry = statements.last(where: { $0.entity === entity }) { return entry.statement }
+    /// The insert statement of `entity`, with or without the key, prepared by `make` the first
+    /// time.
+    mutating func statement(for entity: Schema.Entity, withKey: Bool, _ make: () throws -> Statement) rethrows -> Statement {
+        if let entry = statements.last(where: { $0.entity === entity && $0.withKey == withKey }) { return entry.statement }
         let statement = try make()
-        statements.append((entity, statement))
+        statements.append((entity, withKey, statement))
         return statement
     }
 }

@@ -9,9 +9,10 @@
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
 struct RowKeys {
-    /// Each entity of the save and its next key; a save has few entities, and rows of one come in
-    /// runs, so the last one used is looked at first.
-    private var next: [(entity: Schema.Entity, key: Int64)] = []
+    /// Each entity of the save, its next key, and whether that key is the table's largest plus
+    /// one, the key SQLite gives a row inserted without one. A save has few entities, and rows of
+    /// one come in runs, so the last one used is looked at first.
+    private var next: [(entity: Schema.Entity, key: Int64, isSQLitesNext: Bool)] = []
     private var last = 0
     /// Whether the store has a `sqlite_sequence` table, checked on first use.
     private var hasSequenceTable: Bool?
@@ -19,32 +20,48 @@ struct RowKeys {
     /// The store table's key for `table`'s mark: the largest key handed out.
     static func markName(of table: TableSQL) -> String { "lastKey:\(table.name)" }
 
-    /// A new key for a row of `entity`.
-    mutating func key(for entity: Schema.Entity, in connection: Connection) throws -> Int64 {
+    /// The key for the next row of `entity`, and whether SQLite would pick the same for a row
+    /// inserted without a key: true unless a mark or a `sqlite_sequence` entry is larger than
+    /// the table's largest key (rows at the top were deleted). Call ``use(_:for:)`` with the key
+    /// the row took.
+    /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` when the table has used the
+    ///   largest key there is.
+    mutating func next(for entity: Schema.Entity, in connection: Connection) throws -> (key: Int64, isSQLitesNext: Bool) {
         if last >= next.count || next[last].entity !== entity {
             if let index = next.firstIndex(where: { $0.entity === entity }) {
                 last = index
             } else {
-                next.append((entity, try largestKey(of: entity.sql, in: connection) + 1))
+                let (largest, isTablesOwn) = try largestKey(of: entity.sql, in: connection)
+                guard largest < .max else {
+                    let reason = "its table has used the largest primary key there is"
+                    throw ModelKitError.invalidSchema(entity: entity.name, reason: reason)
+                }
+                next.append((entity, largest + 1, isTablesOwn))
                 last = next.count - 1
             }
         }
-        defer { next[last].key += 1 }
-        return next[last].key
+        return (next[last].key, next[last].isSQLitesNext)
+    }
+
+    /// Notes that the row ``next(for:in:)`` was last asked about took `key`: the next one comes
+    /// after it.
+    mutating func use(_ key: Int64, for entity: Schema.Entity) {
+        if next[last].entity !== entity, let index = next.firstIndex(where: { $0.entity === entity }) { last = index }
+        next[last].key = max(next[last].key, key + 1)
     }
 
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
     func record(in connection: Connection) throws {
         guard !next.isEmpty else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
-        for (entity, key) in next {
+        for (entity, key, _) in next {
             try statement.run([.text(Self.markName(of: entity.sql)), .text(String(key - 1))])
         }
     }
 
     /// The largest key `table` has had: its largest row's, its mark's, or its `sqlite_sequence`
-    /// entry's, whichever is larger.
-    private mutating func largestKey(of table: TableSQL, in connection: Connection) throws -> Int64 {
+    /// entry's, whichever is larger; and whether it is its largest row's.
+    private mutating func largestKey(of table: TableSQL, in connection: Connection) throws -> (Int64, isTablesOwn: Bool) {
         if hasSequenceTable == nil {
             hasSequenceTable = try connection.hasTable(named: "sqlite_sequence")
         }
@@ -57,11 +74,12 @@ struct RowKeys {
             sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)")
             bindings.append(.text(table.name))
         }
-        let rows = try connection.statement("SELECT max(\(sources.joined(separator: ", ")))").rows(bindings)
-        guard case .integer(let largest)? = rows.first?.first else {
+        let row = try connection.statement("SELECT \(sources.joined(separator: ", "))").rows(bindings).first ?? []
+        let keys = row.compactMap { if case .integer(let key) = $0 { key } else { nil } }
+        guard keys.count == sources.count, let own = keys.first, let largest = keys.max() else {
             throw ModelKitError.invalidSchema(entity: table.name, reason: "its largest primary key could not be read")
         }
-        return largest
+        return (largest, own == largest)
     }
 
     /// Every key of `table`'s rows, in order. The engine hands keys out one after another, so
