@@ -68,16 +68,19 @@ import Testing
         #expect(statements.contains { $0.hasPrefix(#"INSERT INTO "TodoItem" ("_pk""#) })
     }
 
-    /// A table another program filled up to the largest key there is: the save throws a typed
-    /// error and writes nothing, where handing out the next key would overflow.
-    @Test func aTableThatUsedTheLargestKeyRefusesNewRows() throws {
+    /// A table another program filled up to the largest key there is: a save that needs a key
+    /// past it throws a typed error and writes nothing, where handing out the key would overflow.
+    /// The largest key itself still goes to a row.
+    @Test(arguments: [Int64.max, Int64.max - 1])
+    func aTableThatUsedTheLargestKeyRefusesMoreRows(largest: Int64) throws {
         let file = try TemporaryStore()
         let container = try file.container(for: TodoItem.self)
         _ = try insert(["a"], into: container)
         let columns = #""_pk", "title", "isComplete", "priority""#
-        _ = try rawSQL(#"INSERT INTO "TodoItem" (\#(columns)) VALUES (9223372036854775807, 'z', 0, 0)"#, at: file.url)
+        _ = try rawSQL(#"INSERT INTO "TodoItem" (\#(columns)) VALUES (\#(largest), 'z', 0, 0)"#, at: file.url)
         let context = ModelContext(container)
-        context.insert(TodoItem(title: "one too many"))
+        context.insert(TodoItem(title: "one"))
+        context.insert(TodoItem(title: "two"))
         #expect {
             try context.save()
         } throws: { error in
@@ -85,6 +88,8 @@ import Testing
             return entity == "TodoItem" && reason.contains("largest primary key")
         }
         #expect(try file.sql(#"SELECT count(*) FROM "TodoItem""#) == [["2"]])
+        guard largest < .max else { return }
+        #expect(try insert(["last"], into: container) == [.max])
     }
 
     @Test func deleteAllDataKeepsTheKeysHandedOut() throws {

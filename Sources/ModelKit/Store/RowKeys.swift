@@ -9,13 +9,21 @@
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
 struct RowKeys {
-    /// Each entity of the save, its next key, and whether that key is the table's largest plus
-    /// one, the key SQLite gives a row inserted without one. A save has few entities, and rows of
-    /// one come in runs, so the last one used is looked at first.
-    private var next: [(entity: Schema.Entity, key: Int64, isSQLitesNext: Bool)] = []
+    /// Each entity of the save and its next key. A save has few entities, and rows of one come in
+    /// runs, so the last one used is looked at first.
+    private var next: [Next] = []
     private var last = 0
     /// Whether the store has a `sqlite_sequence` table, checked on first use.
     private var hasSequenceTable: Bool?
+
+    private struct Next {
+        let entity: Schema.Entity
+        /// The next key; nil once the largest key there is went to a row.
+        var key: Int64?
+        /// Whether the key is the table's largest plus one, the key SQLite gives a row inserted
+        /// without one.
+        let isSQLitesNext: Bool
+    }
 
     /// The store table's key for `table`'s mark: the largest key handed out.
     static func markName(of table: TableSQL) -> String { "lastKey:\(table.name)" }
@@ -32,30 +40,30 @@ struct RowKeys {
                 last = index
             } else {
                 let (largest, isTablesOwn) = try largestKey(of: entity.sql, in: connection)
-                guard largest < .max else {
-                    let reason = "its table has used the largest primary key there is"
-                    throw ModelKitError.invalidSchema(entity: entity.name, reason: reason)
-                }
-                next.append((entity, largest + 1, isTablesOwn))
+                next.append(Next(entity: entity, key: largest < .max ? largest + 1 : nil, isSQLitesNext: isTablesOwn))
                 last = next.count - 1
             }
         }
-        return (next[last].key, next[last].isSQLitesNext)
+        guard let key = next[last].key else {
+            throw ModelKitError.invalidSchema(entity: entity.name, reason: "its table has used the largest primary key there is")
+        }
+        return (key, next[last].isSQLitesNext)
     }
 
     /// Notes that the row ``next(for:in:)`` was last asked about took `key`: the next one comes
     /// after it.
     mutating func use(_ key: Int64, for entity: Schema.Entity) {
         if next[last].entity !== entity, let index = next.firstIndex(where: { $0.entity === entity }) { last = index }
-        next[last].key = max(next[last].key, key + 1)
+        guard let current = next[last].key, key >= current else { return }
+        next[last].key = key < .max ? key + 1 : nil
     }
 
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
     func record(in connection: Connection) throws {
         guard !next.isEmpty else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
-        for (entity, key, _) in next {
-            try statement.run([.text(Self.markName(of: entity.sql)), .text(String(key - 1))])
+        for entry in next {
+            try statement.run([.text(Self.markName(of: entry.entity.sql)), .text(String(entry.key.map { $0 - 1 } ?? .max))])
         }
     }
 
