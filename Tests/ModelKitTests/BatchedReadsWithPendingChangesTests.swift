@@ -35,14 +35,7 @@ import Testing
         try context.save()
         let descriptors = Self.descriptors
         for _ in 0..<120 {
-            let stored = try context.fetch(FetchDescriptor<Ticket>())
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<3: context.insert(Ticket("n\(stored.count)", count: Int.random(in: 0..<6, using: &random)))
-            case 3..<6: stored.randomElement(using: &random)?.count = Int.random(in: 0..<6, using: &random)
-            case 6: stored.randomElement(using: &random)?.isOpen.toggle()
-            case 7..<9: stored.randomElement(using: &random).map(context.delete)
-            default: try context.save()
-            }
+            try makeRandomUnsavedChange(in: context, using: &random)
             for descriptor in descriptors {
                 let fetched = try context.fetch(descriptor)
                 #expect(try context.fetchIdentifiers(descriptor) == fetched.map(\.persistentModelID))

@@ -28,14 +28,7 @@ import Testing
             descriptors.append(paged)
         }
         for _ in 0..<150 {
-            let stored = try context.fetch(FetchDescriptor<Ticket>())
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<3: context.insert(Ticket("new", count: Int.random(in: 0..<7, using: &random)))
-            case 3..<6: stored.randomElement(using: &random)?.count = Int.random(in: 0..<7, using: &random)
-            case 6: stored.randomElement(using: &random)?.isOpen.toggle()
-            case 7..<9: stored.randomElement(using: &random).map(context.delete)
-            default: try context.save()
-            }
+            try makeRandomUnsavedChange(in: context, using: &random)
             for descriptor in descriptors {
                 #expect(try context.fetchCount(descriptor) == context.fetch(descriptor).count)
             }
@@ -58,5 +51,18 @@ import Testing
         #expect(statements == [
             #"SELECT COUNT(*) FROM "Ticket" WHERE ("Ticket"."count" > ?) AND NOT ("_pk" IN (SELECT value FROM json_each(?)))"#
         ])
+    }
+}
+
+/// One random step over a context's tickets: an insert, a change of `count` or `isOpen` (which
+/// moves a ticket into or out of predicates and through an order), a delete, or a save.
+func makeRandomUnsavedChange(in context: ModelContext, using random: inout SeededRandom) throws {
+    let stored = try context.fetch(FetchDescriptor<Ticket>())
+    switch Int.random(in: 0..<10, using: &random) {
+    case 0..<3: context.insert(Ticket("n\(stored.count)", count: Int.random(in: 0..<7, using: &random)))
+    case 3..<6: stored.randomElement(using: &random)?.count = Int.random(in: 0..<7, using: &random)
+    case 6: stored.randomElement(using: &random)?.isOpen.toggle()
+    case 7..<9: stored.randomElement(using: &random).map(context.delete)
+    default: try context.save()
     }
 }

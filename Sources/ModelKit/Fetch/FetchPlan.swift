@@ -94,7 +94,7 @@ struct FetchPlan<T: PersistentModel> {
 
     /// The floating-point sum of the property at `column` over the rows the predicate matches,
     /// and how many of them hold NaN, leaving out the rows under `keys`.
-    func sum(of column: Int, leavingOut keys: [Int64] = []) throws -> SQL {
+    func sum(of column: Int, leavingOut keys: [Int64]) throws -> SQL {
         let name = entity.sql.columns[column]
         let nan = dialect.isNaN(SQLFragment(name)).text
         let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"
