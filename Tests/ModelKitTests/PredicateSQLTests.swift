@@ -98,6 +98,21 @@ import Testing
         #expect(less.bindings == [.real(1.5), .real(1.5)])
     }
 
+    /// A long list's JSON array, written by hand, reads back as the values it holds, strings with
+    /// quotes, backslashes, control characters and any Unicode included.
+    @Test func aListsJSONArrayReadsBackAsItsValues() throws {
+        let texts = ["plain", "quote \" and \\ backslash", "tab\tnew\nline\u{0}nul\u{1F}", "é 🎉 \u{2028}", ""]
+        let values: [SQLValue] =
+            [.null, .integer(.min), .integer(.max), .real(1.5), .blob(Data([0, 0xAB, 0xFF]))] + texts.map { .text($0) }
+        let json = try SQLFragment.jsonArray(of: values)
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])
+        #expect(parsed[0] is NSNull)
+        #expect((parsed[1] as? NSNumber)?.int64Value == .min && (parsed[2] as? NSNumber)?.int64Value == .max)
+        #expect((parsed[3] as? NSNumber)?.doubleValue == 1.5 && parsed[4] as? String == "00ABFF")
+        #expect(parsed.suffix(texts.count).compactMap { $0 as? String } == texts)
+        #expect(throws: Untranslatable.self) { try SQLFragment.jsonArray(of: [.real(.infinity)]) }
+    }
+
     @Test func aNegativeZeroConstantBindsAsZero() throws {
         let zero = -0.0
         #expect(try sql(#Predicate { $0.score > zero }).bindings == [.real(0)])
