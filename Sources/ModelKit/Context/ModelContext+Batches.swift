@@ -16,7 +16,14 @@ extension ModelContext {
             return FetchResultsCollection(ResultBatches(try fetch(descriptor)))
         }
         return FetchResultsCollection(ResultBatches(count: results.count, batchSize: batchSize) { [self] range in
-            loadBatch(range, of: results, entity: plan.entity, keepingGoneRows: true)
+            var loaded: [Int64: T] = [:]
+            do {
+                loaded = try loadRows(in: range, of: results, entity: plan.entity)
+            } catch {
+                // A collection's subscript cannot throw: the batch's stored rows read as rows gone.
+                ModelKitDebugLog.error("could not load a batch of \(T.self): \(error)")
+            }
+            return models(in: range, of: results, loaded: loaded, entity: plan.entity, keepingGoneRows: true)
         })
     }
 
@@ -48,7 +55,8 @@ extension ModelContext {
         }
         for start in stride(from: 0, to: results.count, by: batchSize) {
             let batch = start..<min(start + batchSize, results.count)
-            try loadBatch(batch, of: results, entity: plan.entity, keepingGoneRows: false).forEach(block)
+            let loaded = try loadRows(in: batch, of: results, entity: plan.entity)
+            try models(in: batch, of: results, loaded: loaded, entity: plan.entity, keepingGoneRows: false).forEach(block)
         }
     }
 
@@ -59,24 +67,29 @@ extension ModelContext {
         }
     }
 
-    /// The models of a batch of results, in order: the stored rows loaded (the models the
-    /// previous batches loaded can go first), the models in memory as they are. A row gone since
-    /// the keys were read reads as ``model(for:)`` reads it, an unsaved stand-in, when
-    /// `keepingGoneRows`, and is left out otherwise.
-    private func loadBatch<T: PersistentModel>(
-        _ range: Range<Int>, of results: UnloadedResults<T>, entity: Schema.Entity, keepingGoneRows: Bool
-    ) -> [T] {
+    /// The models of the stored rows among the results in `range`, by key. The models the
+    /// previous batches loaded can go first.
+    private func loadRows<T: PersistentModel>(
+        in range: Range<Int>, of results: UnloadedResults<T>, entity: Schema.Entity
+    ) throws -> [Int64: T] {
         registered.sweep()
         var keys: [Int64] = []
         results.forEach(in: range) { key, _ in if let key { keys.append(key) } }
         var loaded: [Int64: T] = [:]
-        do {
-            for model in try rows(of: T.self, entity: entity, sql: batchSelect(of: entity, keys: keys)) {
-                if let rowID = model._$modelKit.rowID { loaded[rowID] = model }
-            }
-        } catch {
-            ModelKitDebugLog.error("could not load a batch of \(T.self): \(error)")
+        guard !keys.isEmpty else { return loaded }
+        for model in try rows(of: T.self, entity: entity, sql: try batchSelect(of: entity, keys: keys)) {
+            if let rowID = model._$modelKit.rowID { loaded[rowID] = model }
         }
+        return loaded
+    }
+
+    /// The results in `range` as models, in order: the stored rows from `loaded`, the models in
+    /// memory as they are. A row not loaded (gone since the keys were read) reads as
+    /// ``model(for:)`` reads it, an unsaved stand-in, when `keepingGoneRows`, and is left out
+    /// otherwise.
+    private func models<T: PersistentModel>(
+        in range: Range<Int>, of results: UnloadedResults<T>, loaded: [Int64: T], entity: Schema.Entity, keepingGoneRows: Bool
+    ) -> [T] {
         var models: [T] = []
         models.reserveCapacity(range.count)
         results.forEach(in: range) { key, inMemory in
@@ -86,7 +99,7 @@ extension ModelContext {
             let store = link(for: entity).store.identifier
             let identifier = PersistentIdentifier(entityName: entity.name, storeIdentifier: store, key: .row(key))
             guard let model = model(for: identifier) as? T else {
-                preconditionFailure("\(identifier) was deleted after the batched fetch, and \(T.self) has no stand-in; fetch again")
+                preconditionFailure("\(identifier) was deleted after the batched fetch; \(T.self) has no stand-in: fetch again")
             }
             models.append(model)
         }
@@ -94,13 +107,17 @@ extension ModelContext {
     }
 
     /// The rows under `keys`: a range of keys when they are one, in order (as the rows of a fetch
-    /// in key order are), which SQLite reads straight through; otherwise a list.
-    private func batchSelect(of entity: Schema.Entity, keys: [Int64]) -> SQL {
+    /// in key order are), which SQLite reads straight through; otherwise the keys bound as one
+    /// JSON array, so that no batch size meets the database's limit on parameters.
+    private func batchSelect(of entity: Schema.Entity, keys: [Int64]) throws -> SQL {
         if let first = keys.first, let last = keys.last, case let span = last.subtractingReportingOverflow(first),
             !span.overflow, span.partialValue == keys.count - 1, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 })
         {
             return SQL(text: RelationshipSQL.rowsInKeyRange(of: entity), bindings: [.integer(first), .integer(last)])
         }
-        return SQL(text: RelationshipSQL.rows(of: entity, keys: keys.count), bindings: keys.map { .integer($0) })
+        let dialect = container.store(for: entity).dialect
+        return SQL(
+            text: RelationshipSQL.rows(of: entity, keyedIn: dialect),
+            bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
     }
 }

@@ -96,6 +96,12 @@ enum RelationshipSQL {
         "\(entity.sql.select) WHERE \(pk) IN \(list(count))"
     }
 
+    /// The rows of `entity` under the keys bound as one JSON array, every column.
+    static func rows(of entity: Schema.Entity, keyedIn dialect: SQLDialect) -> String {
+        let keyed = dialect.membership(of: SQLFragment(pk), in: SQLFragment("?"), affinity: .integer, hasBlobs: false)
+        return "\(entity.sql.select) WHERE \(keyed.text)"
+    }
+
     /// The rows of `entity` whose keys are from the first key bound through the second, every
     /// column, in key order.
     static func rowsInKeyRange(of entity: Schema.Entity) -> String {

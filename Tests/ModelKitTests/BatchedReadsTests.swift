@@ -3,10 +3,10 @@ import Testing
 
 @testable import ModelKit
 
-/// `fetch(_:batchSize:)`, `enumerate` and `fetchIdentifiers` while the context has unsaved
-/// changes: the stored rows nothing here changed stay keys until their batch is read, and the
-/// results are the fetch's, in its order.
-@Suite struct BatchedReadsWithPendingChangesTests {
+/// `fetch(_:batchSize:)`, `enumerate` and `fetchIdentifiers` read the results' keys first and
+/// load each batch's rows when it is read. With unsaved changes, the stored rows nothing here
+/// changed stay keys too, and the results are the fetch's, in its order.
+@Suite struct BatchedReadsTests {
     static var descriptors: [FetchDescriptor<Ticket>] {
         var descriptors = [
             FetchDescriptor<Ticket>(),
@@ -69,6 +69,29 @@ import Testing
         stored[1].count = 100  // key 2 sorts last now: the first batch's stored keys are 1, 3 and 4
         let reordered = try context.fetch(FetchDescriptor<Ticket>(sortBy: [SortDescriptor(\.count)]), batchSize: 4)
         #expect(reordered.map(\.count) == [-1, 0, 2, 3, 4, 5, 6, 7, 8, 100])
-        #expect(statements.count == 7 && statements[4].hasSuffix(#""_pk" IN (?, ?, ?)"#), "the keys, then three batches: \(statements)")
+        let keyList = #""_pk" IN (SELECT value FROM json_each(?)))"#
+        #expect(statements.count == 7 && statements[4].hasSuffix(keyList), "the keys, then three batches: \(statements)")
+    }
+
+    /// A batch of keys out of order loads its rows by one JSON array of keys, however many there
+    /// are (a list of parameters meets the database's limit, 65,535 on PostgreSQL), and the
+    /// models come in the results' order.
+    @Test func aBatchOfKeysOutOfOrderLoadsByOneArrayInOrder() throws {
+        let context = ModelContext(try inMemoryContainer(for: TodoItem.self))
+        for index in 0..<3_000 {
+            let item = TodoItem(title: "\(index)")
+            item.priority = -index
+            context.insert(item)
+        }
+        try context.save()
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        var priorities: [Int] = []
+        try context.enumerate(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.priority)]), batchSize: 2_000) { item in
+            priorities.append(item.priority)
+        }
+        #expect(priorities == Array((-2_999...0)))
+        let keyList = #"IN (SELECT value FROM json_each(?)))"#
+        #expect(statements.count == 3 && statements.dropFirst().allSatisfy { $0.hasSuffix(keyList) })
     }
 }
