@@ -94,4 +94,39 @@ import Testing
         let keyList = #"IN (SELECT value FROM json_each(?)))"#
         #expect(statements.count == 3 && statements.dropFirst().allSatisfy { $0.hasSuffix(keyList) })
     }
+
+    /// A predicate through a relationship, with unsaved moves between the related models: the
+    /// batched reads, the identifiers and the count agree with the fetch.
+    @Test func unsavedMovesThroughARelationshipCountAsInTheFetch() throws {
+        let context = ModelContext(try inMemoryContainer(for: Pallet.self, Parcel.self))
+        let (a, b) = (Pallet(name: "A"), Pallet(name: "B"))
+        context.insert(a)
+        context.insert(b)
+        let parcels = (0..<12).map { Parcel(label: "p\($0 % 5)-\($0)") }
+        for (index, parcel) in parcels.enumerated() {
+            context.insert(parcel)
+            parcel.pallet = index.isMultiple(of: 2) ? a : b
+        }
+        try context.save()
+        parcels[1].pallet = a  // joins A
+        parcels[2].pallet = b  // leaves A
+        parcels[4].label = "p0-moved"  // moves through the order
+        context.delete(parcels[6])
+        let new = Parcel(label: "p2-new")
+        context.insert(new)
+        new.pallet = a
+        var descriptor = FetchDescriptor<Parcel>(
+            predicate: #Predicate { $0.pallet?.name == "A" }, sortBy: [SortDescriptor(\.label)])
+        for (offset, limit) in [(nil, nil), (1, 4)] as [(Int?, Int?)] {
+            descriptor.fetchOffset = offset
+            descriptor.fetchLimit = limit
+            let fetched = try context.fetch(descriptor)
+            #expect(fetched.contains { $0 === parcels[1] } || offset != nil)
+            #expect(try context.fetchIdentifiers(descriptor) == fetched.map(\.persistentModelID))
+            let batched = try context.fetch(descriptor, batchSize: 2)
+            #expect(batched.map(\.persistentModelID) == fetched.map(\.persistentModelID))
+            #expect(try context.fetchCount(descriptor) == fetched.count)
+        }
+    }
 }
+
