@@ -92,6 +92,22 @@ import Testing
         #expect(try insert(["last"], into: container) == [.max])
     }
 
+    /// Models a save inserts because inserted models refer to them take keys in the order their
+    /// owners were inserted, so the rows, and the foreign keys pointing at the owners, are
+    /// appended in order.
+    @Test func relatedModelsTakeKeysInTheOrderOfTheirOwners() throws {
+        let file = try TemporaryStore()
+        let context = ModelContext(try file.container(for: Pallet.self, Parcel.self))
+        let pallets = (0..<3).map { index in
+            Pallet(name: "\(index)", parcels: (0..<3).map { Parcel(label: "\(index).\($0)") })
+        }
+        for pallet in pallets { context.insert(pallet) }
+        try context.save()
+        let rows = try file.sql(#"SELECT "label", "pallet" FROM "Parcel" ORDER BY "_pk""#)
+        #expect(rows.map { $0[0] } == ["0.0", "0.1", "0.2", "1.0", "1.1", "1.2", "2.0", "2.1", "2.2"])
+        #expect(rows.map { $0[1] } == ["1", "1", "1", "2", "2", "2", "3", "3", "3"])
+    }
+
     @Test func deleteAllDataKeepsTheKeysHandedOut() throws {
         let file = try TemporaryStore()
         let container = try file.container(for: TodoItem.self)

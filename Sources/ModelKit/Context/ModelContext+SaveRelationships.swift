@@ -5,9 +5,17 @@ extension ModelContext {
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``, before anything is
     ///   written.
     func prepareRelationshipsForSave() throws {
+        // First in, first out: the related models are inserted in the order their owners were,
+        // so their rows take keys (and foreign keys) in that order, appended to the tables and
+        // indexes rather than added at their start, which splits pages.
         var queue = inserted.models + changed.models
-        while let model = queue.popLast() {
-            for related in loadedRelatedModels(of: model) where related._$modelKit.context == nil && !related._$modelKit.isDeleted {
+        var next = 0
+        while next < queue.count {
+            let model = queue[next]
+            next += 1
+            for related in loadedRelatedModels(of: model) {
+                let storage = related._$modelKit
+                guard storage.context == nil, !storage.isDeleted else { continue }
                 insert(related)
                 queue.append(related)
             }
