@@ -27,7 +27,7 @@ extension ModelContext {
         // With unsaved changes, the stored rows they stand for are left out of the SQL sum, and
         // the changed and inserted models the predicate matches are added from memory.
         let (unsaved, overridden) = hasPendingChanges(of: T.self) ? unsavedOverrides(of: T.self) : ([], [])
-        let sql = try plan.sum(of: column, leavingOut: overridden)
+        let sql = plan.sum(of: column, leavingOut: overridden)
         let row = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }.first
         var total = 0.0
         if case .real(let stored)? = row?.first { total = row?.last == .integer(0) ? stored : .nan }

@@ -77,7 +77,7 @@ extension ModelContext {
         results.forEach(in: range) { key, _ in if let key { keys.append(key) } }
         var loaded: [Int64: T] = [:]
         guard !keys.isEmpty else { return loaded }
-        for model in try rows(of: T.self, entity: entity, sql: try batchSelect(of: entity, keys: keys)) {
+        for model in try rows(of: T.self, entity: entity, sql: batchSelect(of: entity, keys: keys)) {
             if let rowID = model._$modelKit.rowID { loaded[rowID] = model }
         }
         return loaded
@@ -109,15 +109,13 @@ extension ModelContext {
     /// The rows under `keys`: a range of keys when they are one, in order (as the rows of a fetch
     /// in key order are), which SQLite reads straight through; otherwise the keys bound as one
     /// JSON array, so that no batch size meets the database's limit on parameters.
-    private func batchSelect(of entity: Schema.Entity, keys: [Int64]) throws -> SQL {
+    private func batchSelect(of entity: Schema.Entity, keys: [Int64]) -> SQL {
         if let first = keys.first, let last = keys.last, case let span = last.subtractingReportingOverflow(first),
             !span.overflow, span.partialValue == keys.count - 1, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 })
         {
             return SQL(text: RelationshipSQL.rowsInKeyRange(of: entity), bindings: [.integer(first), .integer(last)])
         }
         let dialect = container.store(for: entity).dialect
-        return SQL(
-            text: RelationshipSQL.rows(of: entity, keyedIn: dialect),
-            bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
+        return SQL(text: RelationshipSQL.rows(of: entity, keyedIn: dialect), bindings: [.keyArray(keys)])
     }
 }

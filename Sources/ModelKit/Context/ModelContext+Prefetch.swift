@@ -16,7 +16,7 @@ extension ModelContext {
         var related: [Int64: [any PersistentModel]] = [:]
         if relationship.isToMany {
             let keys = owners.compactMap { $0._$modelKit.rowID }
-            let sql = try prefetchSelect(relationship, owners: keys)
+            let sql = prefetchSelect(relationship, owners: keys)
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).
             let tagged = try taggedModels(of: relationship.target, sql: sql)
@@ -51,11 +51,9 @@ extension ModelContext {
 
     /// Selects a to-many's targets for the given owners, each row tagged with its owner's key in
     /// an extra last column.
-    private func prefetchSelect(_ relationship: RelationshipInfo, owners: [Int64]) throws -> SQL {
+    private func prefetchSelect(_ relationship: RelationshipInfo, owners: [Int64]) -> SQL {
         let dialect = container.store(for: relationship.target).dialect
-        return SQL(
-            text: RelationshipSQL.prefetch(relationship, dialect: dialect),
-            bindings: [.text(try SQLFragment.jsonArray(of: owners.map(SQLValue.integer)))])
+        return SQL(text: RelationshipSQL.prefetch(relationship, dialect: dialect), bindings: [.keyArray(owners)])
     }
 
     /// The models `sql` selects, each with the integer in the statement's last column.

@@ -4,8 +4,6 @@ struct FetchPlan<T: PersistentModel> {
     let entity: Schema.Entity
     /// The translated predicate; nil when there is no predicate or it runs in Swift.
     let condition: SQLFragment?
-    /// ` WHERE <condition>`, when there is a condition.
-    let whereClause: SQLFragment?
     /// Why the predicate runs in Swift, if it does.
     let untranslated: Untranslatable?
     /// The `ORDER BY` clause; nil when sorting runs in Swift.
@@ -31,7 +29,6 @@ struct FetchPlan<T: PersistentModel> {
             }
         }
         self.condition = condition
-        self.whereClause = condition.map { SQLFragment(" WHERE " + $0.text, bindings: $0.bindings) }
         self.untranslated = untranslated
         storedOrder = SortSQL.storedOrder(descriptor.sortBy, entity: entity)
         orderBy = SortSQL.orderBy(storedOrder, entity: entity)
@@ -52,11 +49,7 @@ struct FetchPlan<T: PersistentModel> {
 
     /// `select(paged:)` with another select list: `SELECT … FROM <table>`.
     func select(paged: Bool, from selectClause: String) -> SQL {
-        var sql = SQL(text: selectClause)
-        if let whereClause {
-            sql.text += whereClause.text
-            sql.bindings += whereClause.bindings
-        }
+        var sql = filtered(selectClause)
         sql.text += orderBy ?? " ORDER BY \(TableSQL.quotedPrimaryKey) ASC"
         if paged, isCompleteInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             sql.text += " LIMIT ? OFFSET ?"
@@ -76,45 +69,39 @@ struct FetchPlan<T: PersistentModel> {
 
     /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
     var count: SQL {
-        let table = entity.sql.table
-        let filter = whereClause ?? SQLFragment("")
-        guard descriptor.fetchLimit != nil || descriptor.fetchOffset != nil else {
-            return SQL(text: "SELECT COUNT(*) FROM \(table)\(filter.text)", bindings: filter.bindings)
-        }
+        guard descriptor.fetchLimit != nil || descriptor.fetchOffset != nil else { return count(leavingOut: []) }
+        let page = filtered("SELECT 1 FROM \(entity.sql.table)")
         return SQL(
-            text: "SELECT COUNT(*) FROM (SELECT 1 FROM \(table)\(filter.text) LIMIT ? OFFSET ?) AS \"page\"",
-            bindings: filter.bindings + pagingBindings)
+            text: "SELECT COUNT(*) FROM (\(page.text) LIMIT ? OFFSET ?) AS \"page\"", bindings: page.bindings + pagingBindings)
     }
 
     /// `SELECT COUNT(*)` of the stored rows the predicate matches, unpaged, leaving out the rows
     /// under `keys`.
-    func count(leavingOut keys: [Int64]) throws -> SQL {
-        try filtered(SQL(text: "SELECT COUNT(*) FROM \(entity.sql.table)"), leavingOut: keys)
+    func count(leavingOut keys: [Int64]) -> SQL {
+        filtered("SELECT COUNT(*) FROM \(entity.sql.table)", leavingOut: keys)
     }
 
     /// The floating-point sum of the property at `column` over the rows the predicate matches,
     /// and how many of them hold NaN, leaving out the rows under `keys`.
-    func sum(of column: Int, leavingOut keys: [Int64]) throws -> SQL {
+    func sum(of column: Int, leavingOut keys: [Int64]) -> SQL {
         let name = entity.sql.columns[column]
         let nan = dialect.isNaN(SQLFragment(name)).text
         let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"
-        return try filtered(SQL(text: select), leavingOut: keys)
+        return filtered(select, leavingOut: keys)
     }
 
-    /// `select` with the predicate's condition and, unless `keys` is empty, one leaving out the
-    /// rows under them (bound as one JSON array, however many there are).
-    private func filtered(_ select: SQL, leavingOut keys: [Int64]) throws -> SQL {
-        var filters = condition.map { [$0] } ?? []
-        if !keys.isEmpty {
-            let array = SQLFragment("?", bindings: [.text(try SQLFragment.jsonArray(of: keys.map(SQLValue.integer)))])
-            let key = SQLFragment(TableSQL.quotedPrimaryKey)
-            let kept = dialect.membership(of: key, in: array, affinity: .integer, hasBlobs: false)
-            filters.append(SQLFragment.compose("NOT $0", kept))
+    /// `select` with the predicate's condition, if any, and, unless `keys` is empty, one leaving
+    /// out the rows under them (bound as one JSON array, however many there are).
+    private func filtered(_ select: String, leavingOut keys: [Int64] = []) -> SQL {
+        var sql = SQL(text: select)
+        if let condition {
+            sql.text += " WHERE " + condition.text
+            sql.bindings += condition.bindings
         }
-        var sql = select
-        for (index, filter) in filters.enumerated() {
-            sql.text += (index == 0 ? " WHERE " : " AND ") + filter.text
-            sql.bindings += filter.bindings
+        if !keys.isEmpty {
+            let kept = dialect.isAmongBoundKeys(TableSQL.quotedPrimaryKey).text
+            sql.text += (condition == nil ? " WHERE NOT " : " AND NOT ") + kept
+            sql.bindings.append(.keyArray(keys))
         }
         return sql
     }

@@ -98,8 +98,7 @@ enum RelationshipSQL {
 
     /// The rows of `entity` under the keys bound as one JSON array, every column.
     static func rows(of entity: Schema.Entity, keyedIn dialect: SQLDialect) -> String {
-        let keyed = dialect.membership(of: SQLFragment(pk), in: SQLFragment("?"), affinity: .integer, hasBlobs: false)
-        return "\(entity.sql.select) WHERE \(keyed.text)"
+        "\(entity.sql.select) WHERE \(dialect.isAmongBoundKeys(pk).text)"
     }
 
     /// The rows of `entity` whose keys are from the first key bound through the second, every
@@ -121,9 +120,7 @@ enum RelationshipSQL {
     /// keys took SQLite longer to prepare than to run).
     static func prefetch(_ relationship: RelationshipInfo, dialect: SQLDialect) -> String {
         let target = relationship.target!
-        func owned(by column: String) -> String {
-            dialect.membership(of: SQLFragment(column), in: SQLFragment("?"), affinity: .integer, hasBlobs: false).text
-        }
+        func owned(by column: String) -> String { dialect.isAmongBoundKeys(column).text }
         switch relationship.storage {
         case .joinTable(let name, let ownerColumn, let targetColumn):
             let columns = target.sql.selectList(qualifiedBy: "t")

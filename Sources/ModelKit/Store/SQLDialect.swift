@@ -204,6 +204,12 @@ package enum SQLDialect: Sendable {
         return "CAST(? AS \(valueType(affinity)))"
     }
 
+    /// `column IN` the primary keys bound as one JSON array parameter (see
+    /// ``SQLValue/keyArray(_:)``): one statement for any number of keys.
+    func isAmongBoundKeys(_ column: String) -> SQLFragment {
+        membership(of: SQLFragment(column), in: SQLFragment("?"), affinity: .integer, hasBlobs: false)
+    }
+
     /// `element IN` a list bound as one JSON array parameter.
     func membership(of element: SQLFragment, in array: SQLFragment, affinity: ColumnAffinity, hasBlobs: Bool) -> SQLFragment {
         switch (self, hasBlobs) {

@@ -55,6 +55,14 @@ enum ColumnAffinity: String, Sendable {
 }
 
 extension SQLValue {
+    /// Primary keys as one JSON array, bound as one parameter where
+    /// ``SQLDialect/isAmongBoundKeys(_:)`` tests a column against them.
+    static func keyArray(_ keys: [Int64]) -> SQLValue {
+        .text("[" + keys.map(String.init).joined(separator: ",") + "]")
+    }
+}
+
+extension SQLValue {
     /// How SQLite orders this value against `other` (`ORDER BY`, binary collation): NULL first,
     /// then numbers by value, then text and blobs byte by byte.
     func sqliteOrder(comparedTo other: SQLValue) -> ComparisonResult {
