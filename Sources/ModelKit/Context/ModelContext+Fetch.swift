@@ -44,9 +44,7 @@ extension ModelContext {
                 models = stableSorted(models) { compare($0, $1, using: descriptor.sortBy) }
             }
         }
-        let start = min(descriptor.fetchOffset ?? 0, models.count)
-        let end = descriptor.fetchLimit.map { start + min($0, models.count - start) } ?? models.count
-        return Array(models[start..<end])
+        return Array(models[descriptor.page(of: models.count)])
     }
 
     /// Stored rows that SQLite filtered and ordered, with the unsaved changes of their type taken
@@ -140,8 +138,7 @@ extension ModelContext {
         let (unsaved, overridden) = unsavedOverrides(of: T.self)
         var total = try count(plan.count(leavingOut: overridden), of: plan.entity)
         for model in unsaved where try descriptor.predicate?.evaluate(model) ?? true { total += 1 }
-        let afterOffset = max(0, total - (descriptor.fetchOffset ?? 0))
-        return descriptor.fetchLimit.map { min($0, afterOffset) } ?? afterOffset
+        return descriptor.page(of: total).count
     }
 
     /// What a count or a sum over unsaved changes takes from memory and what it leaves out of

@@ -38,13 +38,11 @@ struct UnloadedResults<T: PersistentModel> {
         }
     }
 
-    /// The results from `offset` on, at most `limit` of them.
-    func paged(offset: Int?, limit: Int?) -> UnloadedResults {
-        let start = min(offset ?? 0, count)
-        let end = limit.map { start + min($0, count - start) } ?? count
-        guard start > 0 || end < count else { return self }
+    /// The results at the positions `range` names.
+    func paged(_ range: Range<Int>) -> UnloadedResults {
+        guard range.count < count else { return self }
         var page = UnloadedResults()
-        forEach(in: start..<end) { key, model in
+        forEach(in: range) { key, model in
             if let model { page.append(model) } else if let key { page.append(key: key) }
         }
         return page
@@ -106,7 +104,7 @@ extension ModelContext {
         if let predicate { loose = try loose.filter { try predicate.evaluate($0) } }
         guard keepsOrder else {
             guard let merged = merge(loose, into: ordered, values: values, by: storedOrder) else { return nil }
-            return merged.paged(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+            return merged.paged(descriptor.page(of: merged.count))
         }
         var results = UnloadedResults<T>()
         try ordered.forEach(in: 0..<ordered.count) { key, model in
@@ -117,7 +115,7 @@ extension ModelContext {
             }
         }
         for model in loose { results.append(model) }
-        return results.paged(offset: descriptor.fetchOffset, limit: descriptor.fetchLimit)
+        return results.paged(descriptor.page(of: results.count))
     }
 
     /// `loose` sorted and merged into `ordered`, stored rows first among equals, as ``fetch(_:)``

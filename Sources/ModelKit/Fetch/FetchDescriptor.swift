@@ -36,3 +36,11 @@ public struct FetchDescriptor<T: PersistentModel> {
         self.relationshipKeyPathsForPrefetching = []
     }
 }
+
+extension FetchDescriptor {
+    /// The positions of `count` results that `fetchOffset` and `fetchLimit` keep.
+    func page(of count: Int) -> Range<Int> {
+        let start = min(fetchOffset ?? 0, count)
+        return start..<(fetchLimit.map { start + min($0, count - start) } ?? count)
+    }
+}
