@@ -101,7 +101,7 @@ extension ModelContext {
 
     /// The changed and inserted models of type `T` that `rows` lacks. There are usually few, and
     /// `rows` a page: a few of them are looked for by scanning, many through a set.
-    private func unsavedModels<T: PersistentModel>(notIn rows: [T]) -> [T] {
+    func unsavedModels<T: PersistentModel>(notIn rows: [T]) -> [T] {
         var unsaved: [T] = []
         for pending in [changed, inserted] {
             for model in pending.models { if let model = model as? T { unsaved.append(model) } }

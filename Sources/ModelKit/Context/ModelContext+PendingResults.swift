@@ -95,7 +95,7 @@ extension ModelContext {
                 for index in sortColumns.indices { values.append(statement.column(Int32(index + 1))) }
             }
         }
-        for case let model as T in changed.models + inserted.models {
+        for model in unsavedModels(notIn: [T]()) {
             if let key = model._$modelKit.rowID, inRows.contains(key) { continue }
             loose.append(model)
         }

@@ -28,10 +28,10 @@ struct PendingModels {
     /// Whether a model of type `T` is among the models: a look at the few types pending, however
     /// many models of other types are.
     func containsModel<T: PersistentModel>(of type: T.Type) -> Bool {
-        typeCounts.contains { $0.count > 0 && $0.type is T.Type }
+        count(of: T.self) > 0
     }
 
-    /// How many of the models are of type `T`, counted as ``containsModel(of:)`` looks.
+    /// How many of the models are of type `T` (a subclass included).
     func count<T: PersistentModel>(of type: T.Type) -> Int {
         typeCounts.reduce(0) { $1.type is T.Type ? $0 + $1.count : $0 }
     }
