@@ -7,10 +7,11 @@
 struct PendingModels {
     /// The models in the order they were added, with the stale ones still among them.
     private var slots: [any PersistentModel] = []
-    /// The models' identities, for membership: 8 bytes a model.
-    private var members: Set<ObjectIdentifier> = []
+    /// The models' identities, for membership: one address a model, in a table kept under three
+    /// quarters full.
+    private var members = IdentitySet()
     /// The identities of the models in `slots` that were removed.
-    private var stale: Set<ObjectIdentifier> = []
+    private var stale = IdentitySet()
     /// How many of the models are of each type, for ``containsModel(of:)``: pending models come
     /// in a few types, so a list is enough.
     private var typeCounts: [(type: any PersistentModel.Type, count: Int)] = []
@@ -40,7 +41,7 @@ struct PendingModels {
         let id = ObjectIdentifier(model)
         // A model removed and added again goes to the end, as a new one would.
         if stale.contains(id) { compact() }
-        guard members.insert(id).inserted else { return }
+        guard members.insert(id) else { return }
         slots.append(model)
         count(type(of: model), by: 1)
     }
@@ -48,7 +49,7 @@ struct PendingModels {
     @discardableResult
     mutating func remove(_ model: some PersistentModel) -> Bool {
         let id = ObjectIdentifier(model)
-        guard members.remove(id) != nil else { return false }
+        guard members.remove(id) else { return false }
         stale.insert(id)
         count(type(of: model), by: -1)
         if stale.count * 2 > slots.count { compact() }
@@ -58,7 +59,7 @@ struct PendingModels {
     /// Removes `removed`, in one pass.
     mutating func remove(_ removed: [any PersistentModel]) {
         guard !removed.isEmpty else { return }
-        for model in removed where members.remove(ObjectIdentifier(model)) != nil {
+        for model in removed where members.remove(ObjectIdentifier(model)) {
             stale.insert(ObjectIdentifier(model))
             count(type(of: model), by: -1)
         }
