@@ -99,7 +99,7 @@ extension ModelContext {
     /// Deleting every row reads the keys first (from the key range when it has no gaps) and then
     /// runs a bare `DELETE`, which SQLite performs by truncating the table; a filtered delete
     /// returns its keys with `RETURNING`.
-    private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
+    private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in

@@ -51,7 +51,7 @@ extension ModelContext {
     /// in: deleted models leave, and changed and inserted models are judged in Swift and merged
     /// into place, so only they are sorted (stored rows first among equals). Without sort
     /// descriptors the rows keep their order, and new models follow.
-    private func merged<T: PersistentModel>(_ rows: [T], withPendingOf descriptor: FetchDescriptor<T>, plan: FetchPlan<T>) throws -> [T] {
+    private func merged<T: PersistentModel>(_ rows: [T], withPendingOf descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> [T] {
         var ordered: [T] = []
         var loose: [T] = []
         ordered.reserveCapacity(rows.count)
@@ -118,7 +118,7 @@ extension ModelContext {
     /// SQLite gives as Swift would, only the first `offset + limit + n` rows can make the page,
     /// where `n` counts the unsaved changes and deletes of the type (each can move or remove at
     /// most one stored row ahead of it); inserts come from memory. Otherwise, every row.
-    private func pendingSelect<T: PersistentModel>(_ plan: FetchPlan<T>, _ descriptor: FetchDescriptor<T>) -> SQL {
+    private func pendingSelect<T: PersistentModel>(_ plan: FetchPlan, _ descriptor: FetchDescriptor<T>) -> SQL {
         guard let limit = descriptor.fetchLimit, plan.isCompleteInSQL, descriptor.sortBy.isEmpty || plan.orderBy != nil else {
             return plan.select(paged: false)
         }
@@ -175,7 +175,7 @@ extension ModelContext {
     /// The results of a fetch with the stored rows not loaded, as keys: what SQLite selects and
     /// pages, or, with unsaved changes, ``pendingResults(_:plan:)``. Nil when the fetch needs the
     /// models (see there).
-    func unloadedResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan<T>) throws -> UnloadedResults<T>? {
+    func unloadedResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> UnloadedResults<T>? {
         if seesPendingChanges(descriptor) { return try pendingResults(descriptor, plan: plan) }
         guard plan.isCompleteInSQL else { return nil }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
@@ -189,7 +189,7 @@ extension ModelContext {
     /// Plans a fetch, logging when the predicate runs in Swift. Every read starts here, so this is
     /// where the context merges what others committed.
     /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative limit or offset.
-    func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan<T> {
+    func plan<T: PersistentModel>(for descriptor: FetchDescriptor<T>) throws -> FetchPlan {
         if let limit = descriptor.fetchLimit, limit < 0 {
             throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); use nil for no limit, or 0 or more")
         }

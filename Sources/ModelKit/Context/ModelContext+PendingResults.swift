@@ -58,7 +58,7 @@ extension ModelContext {
     /// Nil when that cannot be done without the models: the descriptor does not run whole in SQL,
     /// a sorted descriptor on PostgreSQL (whose order Swift cannot compare stored values in), or
     /// an unsaved model whose sort values have no stored form.
-    func pendingResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan<T>) throws -> UnloadedResults<T>? {
+    func pendingResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> UnloadedResults<T>? {
         guard plan.isCompleteInSQL, let storedOrder = plan.storedOrder else { return nil }
         let keepsOrder = descriptor.sortBy.isEmpty
         guard keepsOrder || plan.dialect == .sqlite else { return nil }

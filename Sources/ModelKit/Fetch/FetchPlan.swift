@@ -1,6 +1,8 @@
 /// How a fetch runs: what SQLite does (filter, order, page) and what is left to Swift.
-struct FetchPlan<T: PersistentModel> {
-    let descriptor: FetchDescriptor<T>
+///
+/// Not generic: a plan keeps what it needs of the descriptor, so code that passes plans around
+/// looks up no generic type metadata for them.
+struct FetchPlan {
     let entity: Schema.Entity
     /// The translated predicate; nil when there is no predicate or it runs in Swift.
     let condition: SQLFragment?
@@ -12,11 +14,15 @@ struct FetchPlan<T: PersistentModel> {
     /// ``SortSQL/storedOrder(_:entity:)``); nil when sorting runs in Swift.
     let storedOrder: [(column: Int, ascending: Bool)]?
     let dialect: SQLDialect
+    /// The descriptor's `fetchLimit` and `fetchOffset`.
+    let fetchLimit: Int?
+    let fetchOffset: Int?
 
-    init(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
+    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
         self.dialect = dialect
-        self.descriptor = descriptor
         self.entity = entity
+        fetchLimit = descriptor.fetchLimit
+        fetchOffset = descriptor.fetchOffset
         var condition: SQLFragment?
         var untranslated: Untranslatable?
         if let predicate = descriptor.predicate {
@@ -51,7 +57,7 @@ struct FetchPlan<T: PersistentModel> {
     func select(paged: Bool, from selectClause: String) -> SQL {
         var sql = filtered(selectClause)
         sql.text += orderBy ?? " ORDER BY \(TableSQL.quotedPrimaryKey) ASC"
-        if paged, isCompleteInSQL, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
+        if paged, isCompleteInSQL, fetchLimit != nil || fetchOffset != nil {
             sql.text += " LIMIT ? OFFSET ?"
             sql.bindings += pagingBindings
         }
@@ -69,7 +75,7 @@ struct FetchPlan<T: PersistentModel> {
 
     /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
     var count: SQL {
-        guard descriptor.fetchLimit != nil || descriptor.fetchOffset != nil else { return count(leavingOut: []) }
+        guard fetchLimit != nil || fetchOffset != nil else { return count(leavingOut: []) }
         let page = filtered("SELECT 1 FROM \(entity.sql.table)")
         return SQL(
             text: "SELECT COUNT(*) FROM (\(page.text) LIMIT ? OFFSET ?) AS \"page\"", bindings: page.bindings + pagingBindings)
@@ -109,6 +115,6 @@ struct FetchPlan<T: PersistentModel> {
     /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite, NULL to PostgreSQL.
     private var pagingBindings: [SQLValue] {
         let noLimit: SQLValue = dialect == .sqlite ? .integer(-1) : .null
-        return [descriptor.fetchLimit.map { .integer(Int64($0)) } ?? noLimit, .integer(Int64(descriptor.fetchOffset ?? 0))]
+        return [fetchLimit.map { .integer(Int64($0)) } ?? noLimit, .integer(Int64(fetchOffset ?? 0))]
     }
 }
