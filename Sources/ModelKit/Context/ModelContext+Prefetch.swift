@@ -45,7 +45,11 @@ extension ModelContext {
             case .toOne(let key): key
             case .toMany: storage.rowID
             }
-            storage.loading { relationship.access.assign(owner, key.flatMap { related[$0] } ?? []) }
+            var loaded = key.flatMap { related[$0] } ?? []
+            if relationship.isToMany {
+                loaded = deferredListChanges.apply(to: loaded, list: relationship.column, of: owner)
+            }
+            storage.loading { relationship.access.assign(owner, loaded) }
         }
     }
 

@@ -5,7 +5,10 @@ extension ModelContext {
     /// the relationship empty and goes to `ModelKitDebugLog`; the model stays usable.
     func load(_ fault: ModelStorage.Fault, of relationship: RelationshipInfo, into model: any PersistentModel) {
         do {
-            let related = try relatedModels(fault, of: relationship, owner: model)
+            var related = try relatedModels(fault, of: relationship, owner: model)
+            if relationship.isToMany {
+                related = deferredListChanges.apply(to: related, list: relationship.column, of: model)
+            }
             model._$modelKit.loading { relationship.access.assign(model, related) }
         } catch {
             ModelKitDebugLog.log("could not load \(relationship.name) of \(type(of: model)): \(error)")
@@ -36,6 +39,15 @@ extension ModelContext {
     /// whose keys are `keys`; for a to-one, the targets whose keys are `keys`.
     func relatedSelect(_ relationship: RelationshipInfo, keys: [Int64]) -> SQL {
         SQL(text: RelationshipSQL.targets(of: relationship, keys: keys.count), bindings: keys.map { .integer($0) })
+    }
+
+    /// Records that `target` joins (or leaves) `owner`'s to-many `list`, which is not loaded: the
+    /// list takes the change when it loads. The owner counts as changed, as it would had the list
+    /// been loaded and changed in place. No one observes the list yet: reading it loads it.
+    func deferChange(of list: RelationshipInfo, of owner: any PersistentModel, joining target: any PersistentModel, _ joins: Bool) {
+        deferredListChanges.record(target, joins: joins, list: list.column, of: owner)
+        owner._$modelKit.changedColumns.insert(list.column)
+        modelDidChange(owner)
     }
 
     /// Makes the other side of each relationship `model` was created with point back at it, as

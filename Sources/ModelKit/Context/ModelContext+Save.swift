@@ -160,8 +160,12 @@ extension ModelContext {
         if all { inserted.removeAll() } else { inserted.remove(models) }
         let insertedKeys = register(models, in: batch.link)
         models = []
-        for model in batch.changed { model._$modelKit.changedColumns.removeAll() }
+        for model in batch.changed {
+            model._$modelKit.changedColumns.removeAll()
+            deferredListChanges.removeAll(of: model)
+        }
         for model in batch.deleted {
+            deferredListChanges.removeAll(of: model)
             if model._$modelKit.rowID != nil {
                 registered.removeValue(forKey: RowKey(model))
             }

@@ -13,7 +13,7 @@ extension ModelContext {
         while next < queue.count {
             let model = queue[next]
             next += 1
-            for related in loadedRelatedModels(of: model) {
+            for related in loadedRelatedModels(of: model) + deferredListChanges.joinedTargets(of: model) {
                 let storage = related._$modelKit
                 guard storage.context == nil, !storage.isDeleted else { continue }
                 insert(related)

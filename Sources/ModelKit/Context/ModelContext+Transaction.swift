@@ -59,6 +59,7 @@ extension ModelContext {
         inserted = snapshot.inserted
         changed = snapshot.changed
         deleted = snapshot.deleted
+        deferredListChanges = snapshot.deferredListChanges
     }
 }
 
@@ -68,12 +69,14 @@ struct PendingSnapshot {
     let inserted: PendingModels
     let changed: PendingModels
     let deleted: PendingModels
+    let deferredListChanges: DeferredListChanges
     let states: [RecordedModel]
 
     init(of context: ModelContext) {
         inserted = context.inserted
         changed = context.changed
         deleted = context.deleted
+        deferredListChanges = context.deferredListChanges
         states = (inserted.models + changed.models).map(RecordedModel.init)
     }
 }

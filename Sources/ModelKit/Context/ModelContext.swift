@@ -34,6 +34,8 @@ public final class ModelContext {
     var inserted = PendingModels()
     var changed = PendingModels()
     var deleted = PendingModels()
+    /// Changes to lists not loaded yet, made through their inverse to-one.
+    var deferredListChanges = DeferredListChanges()
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {
@@ -233,7 +235,11 @@ public final class ModelContext {
         }
         var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
         for relationship in entity.orderedRelationships {
-            values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
+            // One not loaded holds its placeholder already, and a write through its key path
+            // would read it, loading it, first.
+            if storage.faults?[relationship.column] == nil {
+                values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
+            }
             guard !relationship.isToMany, relationship.inverse?.isToMany == true else { continue }
             let (current, stored) = (try heldKey(of: model, at: relationship.column), row.stored(at: relationship.column))
             if current != stored { movedLists += inverseLists(of: relationship, leaving: current, joining: stored) }
@@ -243,6 +249,7 @@ public final class ModelContext {
         }
         storage.faults = row.faults
         storage.changedColumns.removeAll()
+        deferredListChanges.removeAll(of: model)
         follow(movedLists, of: model)
     }
 

@@ -70,7 +70,7 @@ extension RelationshipInfo {
     /// the length of the parent's list.
     func link(_ model: any PersistentModel, to owner: any PersistentModel, isNew: Bool = false) {
         let storage = owner._$modelKit
-        guard !storage.isMaintainingInverse else { return }
+        guard !storage.isMaintainingInverse, !deferredChange(of: model, joins: true, owner: owner) else { return }
         let absent = isNew && storage.relationshipsAgree && model._$modelKit.relationshipsAgree
             && storage.faults?[column] == nil
         guard absent || !access.holds(owner, model) else { return }
@@ -79,8 +79,22 @@ extension RelationshipInfo {
 
     /// Makes this relationship, on `owner`, leave out `model`. A required to-one is never emptied.
     func unlink(_ model: any PersistentModel, from owner: any PersistentModel) {
-        guard access.holds(owner, model) else { return }
+        guard !deferredChange(of: model, joins: false, owner: owner), access.holds(owner, model) else { return }
         include(model, false, in: owner)
+    }
+
+    /// Leaves the change to `owner`'s context when this is a to-many linked by its inverse's
+    /// foreign key that `owner` has not loaded (see ``DeferredListChanges``), and `model` is in
+    /// that context or none: `model`'s to-one already changed, and the list takes the change when
+    /// it loads. True when deferred.
+    private func deferredChange(of model: any PersistentModel, joins: Bool, owner: any PersistentModel) -> Bool {
+        guard case .inverseForeignKey = storage else { return false }
+        let ownerStorage = owner._$modelKit
+        guard ownerStorage.faults?[column] != nil, let context = ownerStorage.context else { return false }
+        let modelContext = model._$modelKit.context
+        guard modelContext == nil || modelContext === context else { return false }
+        context.deferChange(of: self, of: owner, joining: model, joins)
+        return true
     }
 
     /// Makes this relationship on `owner` include `model` (a to-many appends it, a to-one holds it

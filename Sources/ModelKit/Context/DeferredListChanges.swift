@@ -1,0 +1,64 @@
+/// Changes to to-many relationships that are not loaded yet, made through their inverse to-one
+/// (`book.shelf = shelf` adds the book to `shelf.books`), kept until the list loads.
+///
+/// Only a to-many whose links are its inverse's foreign key defers: the to-one's own change is
+/// what the save writes, so the list itself has nothing to save, and loading all of it to add
+/// or remove one model would make joining a large list cost its length. When the list loads, its
+/// stored models take the changes in the order they were made (see ``apply(to:list:of:)``).
+///
+/// A value type, so that a transaction's snapshot keeps the changes made before it.
+struct DeferredListChanges {
+    private struct Change {
+        let column: Int
+        let target: any PersistentModel
+        let joins: Bool
+    }
+
+    /// The changes by owner, with the owner held so that its identifier stays its own.
+    private var changes: [ObjectIdentifier: (owner: any PersistentModel, changes: [Change])] = [:]
+
+    var isEmpty: Bool { changes.isEmpty }
+
+    /// Records that `target` joins (or leaves) `owner`'s to-many at `column`.
+    mutating func record(_ target: any PersistentModel, joins: Bool, list column: Int, of owner: any PersistentModel) {
+        changes[ObjectIdentifier(owner), default: (owner, [])].changes.append(Change(column: column, target: target, joins: joins))
+    }
+
+    /// `loaded`, the stored models of `owner`'s to-many at `column`, with the changes recorded for
+    /// it made in order, which are then dropped: a model joining is appended unless the list has
+    /// it, a model leaving is removed. (A deleted model stays in lists until the save, loaded or
+    /// not.)
+    mutating func apply(to loaded: [any PersistentModel], list column: Int, of owner: any PersistentModel) -> [any PersistentModel] {
+        let id = ObjectIdentifier(owner)
+        guard let entry = changes[id], entry.changes.contains(where: { $0.column == column }) else { return loaded }
+        let remaining = entry.changes.filter { $0.column != column }
+        changes[id] = remaining.isEmpty ? nil : (entry.owner, remaining)
+        var list = loaded
+        var members = Set(loaded.map { ObjectIdentifier($0) })
+        for change in entry.changes where change.column == column {
+            let target = ObjectIdentifier(change.target)
+            if change.joins {
+                guard members.insert(target).inserted else { continue }
+                list.append(change.target)
+            } else if members.remove(target) != nil {
+                list.removeAll { ObjectIdentifier($0) == target }
+            }
+        }
+        return list
+    }
+
+    /// The models that changes recorded for `owner` join to its lists: the save inserts those not
+    /// in a context yet, as it does the models a loaded relationship holds.
+    func joinedTargets(of owner: any PersistentModel) -> [any PersistentModel] {
+        changes[ObjectIdentifier(owner)]?.changes.compactMap { $0.joins ? $0.target : nil } ?? []
+    }
+
+    /// Drops the changes recorded for `owner`: it saved them, or took its stored state back.
+    mutating func removeAll(of owner: any PersistentModel) {
+        changes[ObjectIdentifier(owner)] = nil
+    }
+
+    mutating func removeAll() {
+        changes.removeAll()
+    }
+}
