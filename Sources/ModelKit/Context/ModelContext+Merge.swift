@@ -135,7 +135,8 @@ extension ModelContext {
                 continue
             }
             if case .integer(let key) = stored { faults[index] = .toOne(key) } else { faults[index] = .some(nil) }
-            assignments.append((entity.columns[index], relationship.access.placeholder))
+            // One not loaded holds the placeholder already; a write would load it first.
+            if storage.faults?[index] == nil { assignments.append((entity.columns[index], relationship.access.placeholder)) }
         }
         storage.loading {
             for (column, value) in assignments + required { column.assign(value, to: model) }

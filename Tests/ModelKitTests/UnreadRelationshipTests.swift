@@ -3,7 +3,9 @@ import Testing
 
 @testable import ModelKit
 
-@Suite struct DeferredListChangeTests {
+/// Relationships not loaded yet stay unloaded through changes that do not need them: children joining
+/// and leaving a list, rollbacks, merges.
+@Suite struct UnreadRelationshipTests {
     /// A shelf with 1,000 stored books, in a new context that has not loaded the list.
     private func shelfWithBooks(_ container: ModelContainer) throws -> (ModelContext, Shelf) {
         let writer = ModelContext(container)
@@ -106,6 +108,26 @@ import Testing
         #expect(!statements.contains { $0.contains("FROM \"Book\"") })
         #expect(shelf._$modelKit.faults?[booksColumn(container)] != nil)
         #expect(shelf.books.count == 1_000)
+    }
+
+    /// Books whose shelf is not loaded, moved by another context, take the new shelf in the merge
+    /// without loading the old one or the new one.
+    @Test func aMergeMovesUnloadedToOnesWithoutLoadingThem() throws {
+        let container = try inMemoryContainer(for: Shelf.self)
+        let (writer, shelf) = try shelfWithBooks(container)
+        let other = Shelf(name: "other")
+        writer.insert(other)
+        try writer.save()
+        let reader = ModelContext(container)
+        let books = try reader.fetch(FetchDescriptor<Book>())
+        for book in try writer.fetch(FetchDescriptor<Book>()).prefix(100) { book.shelf = other }
+        try writer.save()
+        var statements: [String] = []
+        reader.statementTrace = { statements.append($0) }
+        reader.processPendingChanges()
+        #expect(!statements.contains { $0.contains("FROM \"Shelf\"") })
+        #expect(books.filter { $0.shelf?.name == "other" }.count == 100)
+        withExtendedLifetime(shelf) {}
     }
 
     /// A book given a shelf before it is inserted anywhere is inserted by the save, as one the
