@@ -157,9 +157,10 @@ import Testing
     /// Random moves, inserts and deletes of books across shelves whose lists are loaded or not,
     /// with reads, prefetches, saves, rollbacks and failed transactions in between, agree with a
     /// plain table of which shelf each book is on.
-    @Test(arguments: 0..<12)
-    func listsAgreeWithEachBooksShelfThroughRandomChanges(seed: Int) throws {
-        let container = try inMemoryContainer(for: Shelf.self)
+    @Test(arguments: StoreKind.withPostgres, 0..<8)
+    func listsAgreeWithEachBooksShelfThroughRandomChanges(kind: StoreKind, seed: Int) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Shelf.self)
         let random = SeededRandom(seed: UInt64(seed) &+ 101)
         let names = (0..<4).map { "s\($0)" }
         var saved: [String: String?] = [:]  // book title: shelf name, as stored
