@@ -17,18 +17,19 @@ struct DeferredListChanges {
     /// The changes by owner, with the owner held so that its identifier stays its own.
     private var changes: [ObjectIdentifier: (owner: any PersistentModel, changes: [Change])] = [:]
 
-    var isEmpty: Bool { changes.isEmpty }
-
     /// Records that `target` joins (or leaves) `owner`'s to-many at `column`.
     mutating func record(_ target: any PersistentModel, joins: Bool, list column: Int, of owner: any PersistentModel) {
-        changes[ObjectIdentifier(owner), default: (owner, [])].changes.append(Change(column: column, target: target, joins: joins))
+        let change = Change(column: column, target: target, joins: joins)
+        changes[ObjectIdentifier(owner), default: (owner, [])].changes.append(change)
     }
 
     /// `loaded`, the stored models of `owner`'s to-many at `column`, with the changes recorded for
     /// it made in order, which are then dropped: a model joining is appended unless the list has
     /// it, a model leaving is removed. (A deleted model stays in lists until the save, loaded or
     /// not.)
-    mutating func apply(to loaded: [any PersistentModel], list column: Int, of owner: any PersistentModel) -> [any PersistentModel] {
+    mutating func apply(
+        to loaded: [any PersistentModel], list column: Int, of owner: any PersistentModel
+    ) -> [any PersistentModel] {
         let id = ObjectIdentifier(owner)
         guard let entry = changes[id], entry.changes.contains(where: { $0.column == column }) else { return loaded }
         let remaining = entry.changes.filter { $0.column != column }

@@ -44,7 +44,9 @@ extension ModelContext {
     /// Records that `target` joins (or leaves) `owner`'s to-many `list`, which is not loaded: the
     /// list takes the change when it loads. The owner counts as changed, as it would had the list
     /// been loaded and changed in place. No one observes the list yet: reading it loads it.
-    func deferChange(of list: RelationshipInfo, of owner: any PersistentModel, joining target: any PersistentModel, _ joins: Bool) {
+    func deferChange(
+        of list: RelationshipInfo, of owner: any PersistentModel, joining target: any PersistentModel, _ joins: Bool
+    ) {
         deferredListChanges.record(target, joins: joins, list: list.column, of: owner)
         owner._$modelKit.changedColumns.insert(list.column)
         modelDidChange(owner)
