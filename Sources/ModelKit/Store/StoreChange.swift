@@ -17,6 +17,11 @@ struct StoreChange: Sendable {
     static let external = StoreChange(isExternal: true)
 
     var isEmpty: Bool { !isExternal && inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+
+    /// How many keys the change names.
+    var keyCount: Int {
+        [inserted, updated, deleted].reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+    }
 }
 
 /// How a change travels to other instances of a server on one database: as a
@@ -28,7 +33,6 @@ extension StoreChange {
     func announcement(from instance: String) -> String {
         var object: [String: Any] = ["from": instance]
         // Each key takes at least two bytes of JSON: past the limit, skip building the text.
-        let keyCount = [inserted, updated, deleted].reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
         if isExternal || keyCount * 2 > Self.payloadLimit {
             object["all"] = true
         } else {
@@ -60,14 +64,23 @@ extension StoreChange {
 
 /// Where a context receives the changes other contexts commit. The store appends from any thread;
 /// the context drains it, on its own isolation domain, before its next read.
+///
+/// A context that does not read for a long time, such as an idle model actor's, would hold every
+/// key every other context saved meanwhile: past ``keyLimit`` keys waiting, the inbox keeps one
+/// change of unknown rows instead, and the context's next read reads its registered models again,
+/// as it does after another process's commit.
 final class ChangeInbox: Sendable {
-    private let pending = Mutex<[StoreChange]>([])
+    /// The changes waiting, and how many keys they name.
+    private let pending = Mutex<(changes: [StoreChange], keys: Int)>(([], 0))
     private let flag = Atomic<Bool>(false)
     /// Called after a change arrives, from the committing thread. The main context uses it to
     /// schedule a merge on the main actor.
     let onChange: (@Sendable () -> Void)?
+    /// The most keys kept waiting (800 kB of them).
+    let keyLimit: Int
 
-    init(onChange: (@Sendable () -> Void)? = nil) {
+    init(keyLimit: Int = 100_000, onChange: (@Sendable () -> Void)? = nil) {
+        self.keyLimit = keyLimit
         self.onChange = onChange
     }
 
@@ -76,7 +89,15 @@ final class ChangeInbox: Sendable {
 
     func deliver(_ change: StoreChange) {
         pending.withLock { pending in
-            pending.append(change)
+            // A change of unknown rows has every later one in it.
+            if pending.changes.first?.isExternal != true {
+                pending.keys += change.keyCount
+                if change.isExternal || pending.keys > keyLimit {
+                    pending = ([.external], 0)
+                } else {
+                    pending.changes.append(change)
+                }
+            }
             flag.store(true, ordering: .releasing)
         }
         onChange?()
@@ -86,8 +107,8 @@ final class ChangeInbox: Sendable {
     func drain() -> [StoreChange] {
         pending.withLock { pending in
             flag.store(false, ordering: .releasing)
-            defer { pending.removeAll() }
-            return pending
+            defer { pending = ([], 0) }
+            return pending.changes
         }
     }
 }
