@@ -269,3 +269,149 @@ import Testing
         }
     }
 }
+
+/// Many-to-many lists not loaded yet stay unloaded when a model joins or leaves them from the
+/// other side, and the save writes only the links that changed.
+@Suite struct UnreadManyToManyTests {
+    /// A label on 1,000 stored posts, in a new context that has not loaded its posts.
+    private func popularLabel(_ container: ModelContainer) throws -> (ModelContext, Label) {
+        let writer = ModelContext(container)
+        let label = Label(name: "popular")
+        writer.insert(label)
+        for index in 0..<1_000 {
+            let post = Post(title: "p\(index)")
+            writer.insert(post)
+            post.labels.append(label)
+        }
+        try writer.save()
+        let context = ModelContext(container)
+        return (context, try context.fetch(FetchDescriptor<Label>())[0])
+    }
+
+    private func storedTitles(of label: String, in container: ModelContainer) throws -> Set<String> {
+        let labels = try ModelContext(container).fetch(FetchDescriptor<Label>(predicate: #Predicate { $0.name == label }))
+        return Set(labels.first?.posts.map(\.title) ?? [])
+    }
+
+    /// Labeling a post with a label whose posts are not loaded reads none of them, and the save
+    /// writes the one link (it had deleted and written all 1,000 again).
+    @Test func labelingAPostReadsNoneOfTheLabelsPostsAndWritesOneLink() throws {
+        let container = try inMemoryContainer(for: Post.self)
+        let (context, label) = try popularLabel(container)
+        let post = Post(title: "new")
+        context.insert(post)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        post.labels.append(label)
+        try context.save()
+        #expect(!statements.contains { $0.contains("FROM \"Label_posts\"") })
+        #expect(statements.filter { $0.contains("INTO \"Label_posts\"") }.count == 1)
+        #expect(label.posts.count == 1_001 && label.posts.contains { $0 === post })
+        #expect(try storedTitles(of: "popular", in: container).count == 1_001)
+    }
+
+    /// Taking a label off a post and putting it back, while the label's posts are not loaded,
+    /// keeps the link; putting it on and taking it off leaves none.
+    @Test func theLastOfSeveralChangesToOneLinkIsTheOneSaved() throws {
+        let container = try inMemoryContainer(for: Post.self)
+        let (context, label) = try popularLabel(container)
+        let kept = try context.fetch(FetchDescriptor<Post>(predicate: #Predicate { $0.title == "p3" }))[0]
+        kept.labels.removeAll { $0 === label }
+        kept.labels.append(label)
+        let passing = Post(title: "passing")
+        context.insert(passing)
+        passing.labels.append(label)
+        passing.labels.removeAll { $0 === label }
+        try context.save()
+        let titles = try storedTitles(of: "popular", in: container)
+        #expect(titles.count == 1_000 && titles.contains("p3") && !titles.contains("passing"))
+    }
+
+    /// A loaded list's save writes what it gained and lost against the stored links.
+    @Test func aLoadedListWritesWhatItGainedAndLost() throws {
+        let container = try inMemoryContainer(for: Post.self)
+        let (context, label) = try popularLabel(container)
+        let post = Post(title: "new")
+        context.insert(post)
+        label.posts.removeAll { $0.title == "p7" }
+        label.posts.append(post)
+        try context.save()
+        let titles = try storedTitles(of: "popular", in: container)
+        #expect(titles.count == 1_000 && titles.contains("new") && !titles.contains("p7"))
+    }
+
+    /// Random labelings and unlabelings from either side, with either side's list loaded or not,
+    /// saves, rollbacks and new contexts, agree with a plain set of (post, label) pairs.
+    @Test(arguments: StoreKind.withPostgres, 0..<6)
+    func linksAgreeWithASetOfPairsThroughRandomChanges(kind: StoreKind, seed: Int) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Post.self)
+        let random = SeededRandom(seed: UInt64(seed) &+ 7)
+        let labelNames = (0..<3).map { "l\($0)" }
+        let postTitles = (0..<12).map { "p\($0)" }
+        var saved: Set<[String]> = []  // [post title, label name]
+        do {
+            let writer = ModelContext(container)
+            let labels = labelNames.map { Label(name: $0) }
+            for label in labels { writer.insert(label) }
+            for title in postTitles {
+                let post = Post(title: title)
+                writer.insert(post)
+                for label in labels where random.chance(40) {
+                    post.labels.append(label)
+                    saved.insert([title, label.name])
+                }
+            }
+            try writer.save()
+        }
+        var current = saved
+        var context = ModelContext(container)
+        var posts: [String: Post] = [:]
+        var labels: [String: Label] = [:]
+        func refetch() throws {
+            posts = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Post>()).map { ($0.title, $0) })
+            labels = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Label>()).map { ($0.name, $0) })
+        }
+        try refetch()
+        for _ in 0..<120 {
+            let (title, name) = (random.pick(postTitles), random.pick(labelNames))
+            let (post, label) = (posts[title]!, labels[name]!)
+            switch random.next() % 10 {
+            case 0, 1:
+                guard !current.contains([title, name]) else { continue }
+                post.labels.append(label)
+                current.insert([title, name])
+            case 2, 3:
+                guard !current.contains([title, name]) else { continue }
+                label.posts.append(post)
+                current.insert([title, name])
+            case 4:
+                post.labels.removeAll { $0 === label }
+                current.remove([title, name])
+            case 5:
+                label.posts.removeAll { $0 === post }
+                current.remove([title, name])
+            case 6:
+                #expect(Set(label.posts.map(\.title)) == Set(current.filter { $0[1] == name }.map { $0[0] }), "\(name)'s posts")
+                #expect(Set(post.labels.map(\.name)) == Set(current.filter { $0[0] == title }.map { $0[1] }), "\(title)'s labels")
+            case 7:
+                context.rollback()
+                current = saved
+                try refetch()
+            default:
+                try context.save()
+                saved = current
+                let reader = ModelContext(container)
+                var stored: Set<[String]> = []
+                for label in try reader.fetch(FetchDescriptor<Label>()) {
+                    for post in label.posts { stored.insert([post.title, label.name]) }
+                }
+                #expect(stored == saved)
+                if random.chance(50) {
+                    context = ModelContext(container)
+                    try refetch()
+                }
+            }
+        }
+    }
+}

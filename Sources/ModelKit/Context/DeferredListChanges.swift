@@ -1,10 +1,12 @@
-/// Changes to to-many relationships that are not loaded yet, made through their inverse to-one
-/// (`book.shelf = shelf` adds the book to `shelf.books`), kept until the list loads.
+/// Changes to to-many relationships that are not loaded yet, made through their inverse
+/// (`book.shelf = shelf` adds the book to `shelf.books`, `post.labels.append(label)` adds the post
+/// to `label.posts`), kept until the list loads: loading all of a list to add or remove one model
+/// would make joining a large list cost its length.
 ///
-/// Only a to-many whose links are its inverse's foreign key defers: the to-one's own change is
-/// what the save writes, so the list itself has nothing to save, and loading all of it to add
-/// or remove one model would make joining a large list cost its length. When the list loads, its
-/// stored models take the changes in the order they were made (see ``apply(to:list:of:)``).
+/// When the list loads, its stored models take the changes in the order they were made (see
+/// ``apply(to:list:of:)``). A list linked by its inverse's foreign key has nothing else to save:
+/// the to-one's change is what the save writes. The owning side of a join table writes the
+/// links the changes add and remove (see ``ModelContext/writeJoinTables(of:in:)``).
 ///
 /// A value type, so that a transaction's snapshot keeps the changes made before it.
 struct DeferredListChanges {
@@ -46,6 +48,11 @@ struct DeferredListChanges {
             }
         }
         return list
+    }
+
+    /// The changes recorded for `owner`'s to-many at `column`, in order.
+    func changes(of owner: any PersistentModel, list column: Int) -> [(target: any PersistentModel, joins: Bool)] {
+        changes[ObjectIdentifier(owner)]?.changes.compactMap { $0.column == column ? ($0.target, $0.joins) : nil } ?? []
     }
 
     /// The models that changes recorded for `owner` join to its lists: the save inserts those not

@@ -87,23 +87,48 @@ extension ModelContext {
         }
     }
 
-    /// Rewrites the join-table links of the given models' loaded to-many relationships that are
-    /// new or changed. Only the owning side of a many-to-many writes; the other side mirrors it
-    /// in memory.
+    /// Writes the join-table links of the given models' to-many relationships that are new or
+    /// changed, link by link: those a loaded list gained or lost against the stored ones, and for
+    /// a list not loaded, the changes made through its inverse meanwhile (see
+    /// ``DeferredListChanges``). Only the owning side of a many-to-many writes; the other side
+    /// mirrors it in memory.
     func writeJoinTables(of models: [any PersistentModel], in connection: Connection) throws {
         for model in models {
             let storage = model._$modelKit
             guard let entity = storage.entity, let rowID = storage.rowID else { continue }
             for relationship in entity.orderedRelationships {
                 guard case .joinTable(let name, "owner", let targetColumn) = relationship.storage,
-                    storage.faults?[relationship.column] == nil,
                     storage.isInserted || storage.changedColumns.contains(relationship.column)
                 else { continue }
-                try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
-                let insert = try connection.statement(RelationshipSQL.link(in: name, targetColumn: targetColumn))
-                for target in relationship.access.read(model) {
-                    guard let targetID = target._$modelKit.rowID else { continue }
-                    try insert.run([.integer(rowID), .integer(targetID)])
+                var linked: Set<Int64> = []
+                var unlinked: Set<Int64> = []
+                if storage.faults?[relationship.column] != nil {
+                    for (target, joins) in deferredListChanges.changes(of: model, list: relationship.column) {
+                        guard let targetID = target._$modelKit.rowID else { continue }
+                        // The last change to a link is the one that counts.
+                        if joins {
+                            linked.insert(targetID)
+                            unlinked.remove(targetID)
+                        } else {
+                            unlinked.insert(targetID)
+                            linked.remove(targetID)
+                        }
+                    }
+                } else {
+                    let current = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
+                    let stored: Set<Int64> = storage.isInserted ? [] : Set(
+                        try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
+                            .rows([.integer(rowID)]).compactMap { if case .integer(let key) = $0[0] { key } else { nil } })
+                    linked = current.subtracting(stored)
+                    unlinked = stored.subtracting(current)
+                }
+                if !linked.isEmpty {
+                    let link = try connection.statement(RelationshipSQL.link(in: name, targetColumn: targetColumn))
+                    for targetID in linked { try link.run([.integer(rowID), .integer(targetID)]) }
+                }
+                if !unlinked.isEmpty {
+                    let unlink = try connection.statement(RelationshipSQL.unlink(in: name, targetColumn: targetColumn))
+                    for targetID in unlinked { try unlink.run([.integer(rowID), .integer(targetID)]) }
                 }
             }
         }

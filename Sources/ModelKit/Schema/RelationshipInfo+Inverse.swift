@@ -83,12 +83,11 @@ extension RelationshipInfo {
         include(model, false, in: owner)
     }
 
-    /// Leaves the change to `owner`'s context when this is a to-many linked by its inverse's
-    /// foreign key that `owner` has not loaded (see ``DeferredListChanges``), and `model` is in
-    /// that context or none: `model`'s to-one already changed, and the list takes the change when
-    /// it loads. True when deferred.
+    /// Leaves the change to `owner`'s context when this is a to-many that `owner` has not loaded
+    /// (see ``DeferredListChanges``), and `model` is in that context or none: `model`'s side
+    /// already changed, and the list takes the change when it loads. True when deferred.
     private func deferredChange(of model: any PersistentModel, joins: Bool, owner: any PersistentModel) -> Bool {
-        guard case .inverseForeignKey = storage else { return false }
+        guard isToMany, inverse != nil else { return false }
         let ownerStorage = owner._$modelKit
         guard ownerStorage.faults?[column] != nil, let context = ownerStorage.context else { return false }
         let modelContext = model._$modelKit.context

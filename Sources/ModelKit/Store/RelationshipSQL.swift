@@ -138,14 +138,19 @@ enum RelationshipSQL {
 
     // MARK: Join tables
 
-    /// Removes an owner's links from join table `name`.
-    static func unlinkAll(from name: String) -> String {
-        "DELETE FROM \(name.quotedIdentifier) WHERE \"owner\" = ?"
-    }
-
     /// Links an owner to a target in join table `name`, once.
     static func link(in name: String, targetColumn: String) -> String {
         "INSERT INTO \(name.quotedIdentifier) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING"
+    }
+
+    /// Removes the link of an owner to a target from join table `name`.
+    static func unlink(in name: String, targetColumn: String) -> String {
+        "DELETE FROM \(name.quotedIdentifier) WHERE \"owner\" = ? AND \(targetColumn.quotedIdentifier) = ?"
+    }
+
+    /// The targets an owner links to in join table `name`.
+    static func linkedTargets(in name: String, targetColumn: String) -> String {
+        "SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \"owner\" = ?"
     }
 
     // MARK: External values
