@@ -114,11 +114,15 @@ extension ModelContext {
                             linked.remove(targetID)
                         }
                     }
+                } else if storage.isInserted {
+                    // An upsert may have given the new model a stored row: its links are the list's.
+                    try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
+                    linked = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
                 } else {
                     let current = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
-                    let stored: Set<Int64> = storage.isInserted ? [] : Set(
-                        try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
-                            .rows([.integer(rowID)]).compactMap { if case .integer(let key) = $0[0] { key } else { nil } })
+                    let select = try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
+                    try select.bind([.integer(rowID)])
+                    let stored = Set(try select.int64s())
                     linked = current.subtracting(stored)
                     unlinked = stored.subtracting(current)
                 }

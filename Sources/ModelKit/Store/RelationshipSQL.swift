@@ -138,6 +138,11 @@ enum RelationshipSQL {
 
     // MARK: Join tables
 
+    /// Removes an owner's links from join table `name`.
+    static func unlinkAll(from name: String) -> String {
+        "DELETE FROM \(name.quotedIdentifier) WHERE \"owner\" = ?"
+    }
+
     /// Links an owner to a target in join table `name`, once.
     static func link(in name: String, targetColumn: String) -> String {
         "INSERT INTO \(name.quotedIdentifier) (\"owner\", \(targetColumn.quotedIdentifier)) VALUES (?, ?) ON CONFLICT DO NOTHING"
