@@ -61,6 +61,24 @@ import Testing
         #expect(other.books.map(\.title) == ["b1"])
     }
 
+    /// Hundreds of changes waiting for one list apply in order when it loads: the books that left
+    /// and did not come back are gone, the ones that came back follow the rest, in the order
+    /// they came back.
+    @Test func manyChangesWaitingForAListApplyInTheOrderTheyWereMade() throws {
+        let container = try inMemoryContainer(for: Shelf.self)
+        let (context, shelf) = try shelfWithBooks(container)
+        let other = Shelf(name: "other")
+        context.insert(other)
+        let books = try context.fetch(FetchDescriptor<Book>(sortBy: [SortDescriptor(\.title)]))
+        let byNumber = Dictionary(uniqueKeysWithValues: books.map { (Int($0.title.dropFirst())!, $0) })
+        for number in stride(from: 0, to: 1_000, by: 2) { byNumber[number]!.shelf = other }
+        let returning = stride(from: 996, through: 0, by: -4).map { $0 }
+        for number in returning { byNumber[number]!.shelf = shelf }
+        #expect(shelf._$modelKit.faults?[booksColumn(container)] != nil)
+        let expected = stride(from: 1, to: 1_000, by: 2).map { "b\($0)" } + returning.map { "b\($0)" }
+        #expect(shelf.books.map(\.title) == expected)
+    }
+
     /// Once saved, a change no longer waits for the list: a move another context saves afterwards
     /// is what the list shows when it loads.
     @Test func aSavedChangeIsNotAppliedAgainWhenTheListLoadsLater() throws {

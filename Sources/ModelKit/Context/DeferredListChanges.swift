@@ -27,8 +27,8 @@ struct DeferredListChanges {
 
     /// `loaded`, the stored models of `owner`'s to-many at `column`, with the changes recorded for
     /// it made in order, which are then dropped: a model joining is appended unless the list has
-    /// it, a model leaving is removed. (A deleted model stays in lists until the save, loaded or
-    /// not.)
+    /// it, a model leaving is removed. One pass over the list, however many changes. (A deleted
+    /// model stays in lists until the save, loaded or not.)
     mutating func apply(
         to loaded: [any PersistentModel], list column: Int, of owner: any PersistentModel
     ) -> [any PersistentModel] {
@@ -36,18 +36,23 @@ struct DeferredListChanges {
         guard let entry = changes[id], entry.changes.contains(where: { $0.column == column }) else { return loaded }
         let remaining = entry.changes.filter { $0.column != column }
         changes[id] = remaining.isEmpty ? nil : (entry.owner, remaining)
-        var list = loaded
-        var members = Set(loaded.map { ObjectIdentifier($0) })
-        for change in entry.changes where change.column == column {
+        // Per model the changes touch: whether it ends in the list, and when it was appended, if
+        // it was (nil: where it was loaded).
+        var outcome: [ObjectIdentifier: (isIn: Bool, appended: Int?, model: any PersistentModel)] = [:]
+        let members = Set(loaded.map { ObjectIdentifier($0) })
+        for (order, change) in entry.changes.enumerated() where change.column == column {
             let target = ObjectIdentifier(change.target)
-            if change.joins {
-                guard members.insert(target).inserted else { continue }
-                list.append(change.target)
-            } else if members.remove(target) != nil {
-                list.removeAll { ObjectIdentifier($0) == target }
+            var state = outcome[target] ?? (members.contains(target), nil, change.target)
+            if change.joins, !state.isIn {
+                state = (true, order, change.target)
+            } else if !change.joins, state.isIn {
+                state = (false, nil, change.target)
             }
+            outcome[target] = state
         }
-        return list
+        let appended = outcome.values.compactMap { state in state.isIn ? state.appended.map { ($0, state.model) } : nil }
+        return loaded.filter { model in outcome[ObjectIdentifier(model)].map { $0.isIn && $0.appended == nil } ?? true }
+            + appended.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// The changes recorded for `owner`'s to-many at `column`, in order.
