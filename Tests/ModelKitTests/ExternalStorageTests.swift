@@ -37,6 +37,27 @@ import Testing
         #expect(read.thumbnail == small)
     }
 
+    /// A rollback, and a merge of another context's change, read an external value back from
+    /// its file.
+    @Test func aRollbackAndAMergeReadTheValueBackFromItsFile() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: Photo.self)
+        let writer = ModelContext(container)
+        writer.insert(Photo(caption: "sea", image: large))
+        try writer.save()
+        let context = ModelContext(container)
+        let photo = try #require(try context.fetch(FetchDescriptor<Photo>()).first)
+        photo.image = small
+        photo.caption = "changed"
+        context.rollback()
+        #expect(photo.image == large && photo.caption == "sea")
+        let replaced = Data(large.reversed())
+        try #require(try writer.fetch(FetchDescriptor<Photo>()).first).image = replaced
+        try writer.save()
+        context.processPendingChanges()
+        #expect(photo.image == replaced)
+    }
+
     @Test func replacingAndDeletingRemoveTheFilesOnceTheSaveCommits() throws {
         let store = try TemporaryStore()
         let container = try store.container(for: Photo.self)

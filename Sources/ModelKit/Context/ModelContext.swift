@@ -231,7 +231,8 @@ public final class ModelContext {
         let row = ModelRow(statement: statement, entity: entity, context: self)
         var values: [(Column, Any)] = []
         for (index, column) in entity.columns.enumerated() where entity.relationshipsByColumn[index] == nil {
-            values.append((column, try entity.decode(statement.column(Int32(index + 1)), at: index)))
+            // The row's stored value: an external one read from its file, an ephemeral one its default.
+            values.append((column, try entity.decode(row.stored(at: index), at: index)))
         }
         var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
         for relationship in entity.orderedRelationships {
