@@ -58,6 +58,28 @@ import Testing
         #expect(photo.image == replaced)
     }
 
+    /// A value of a megabyte or more is mapped from its file, not read into memory, and stays
+    /// readable when another context replaces it and the save removes its file.
+    @Test func aLargeValueIsMappedAndOutlivesItsFile() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: Photo.self)
+        let huge = Data((0..<(1 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let writer = ModelContext(container)
+        writer.insert(Photo(caption: "huge", image: huge))
+        try writer.save()
+        let reader = ModelContext(container)
+        let photo = try #require(try reader.fetch(FetchDescriptor<Photo>()).first)
+        #if os(Linux)
+        let file = try #require(files(store).first)
+        #expect(try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).contains(file))
+        #endif
+        let held = photo.image
+        try #require(try writer.fetch(FetchDescriptor<Photo>()).first).image = large
+        try writer.save()
+        #expect(files(store).count == 1)  // the old file is gone
+        #expect(held == huge)
+    }
+
     @Test func replacingAndDeletingRemoveTheFilesOnceTheSaveCommits() throws {
         let store = try TemporaryStore()
         let container = try store.container(for: Photo.self)

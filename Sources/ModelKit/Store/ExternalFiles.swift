@@ -11,6 +11,12 @@ import Foundation
 struct ExternalFiles: Sendable {
     /// Values of at least this many bytes go to files.
     static let threshold = 16 * 1024
+    /// Files of at least this many bytes are mapped rather than read: a fetch of many models with
+    /// large values reads none of their bytes, and pages load as they are used. A file is never
+    /// changed in place (a new value gets a new file), so a mapping stays valid once a later save
+    /// removes its file. Smaller files are read: each mapping takes one of the process's limited
+    /// memory map areas.
+    static let mappingThreshold = 1 << 20
 
     let directory: URL
 
@@ -34,7 +40,13 @@ struct ExternalFiles: Sendable {
     /// The value in file `name`, or nil if it is gone or `name` is not a file name.
     func read(_ name: String) -> Data? {
         guard UUID(uuidString: name) != nil else { return nil }
-        return try? Data(contentsOf: directory.appendingPathComponent(name))
+        let url = directory.appendingPathComponent(name)
+        if let size = try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize, size >= Self.mappingThreshold,
+            let mapped = try? Data(contentsOf: url, options: .alwaysMapped)
+        {
+            return mapped
+        }
+        return try? Data(contentsOf: url)
     }
 
     /// The file names among `rows`' values: external columns hold names as text, small values
