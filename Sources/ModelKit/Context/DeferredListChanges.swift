@@ -70,8 +70,4 @@ struct DeferredListChanges {
     mutating func removeAll(of owner: any PersistentModel) {
         changes[ObjectIdentifier(owner)] = nil
     }
-
-    mutating func removeAll() {
-        changes.removeAll()
-    }
 }
