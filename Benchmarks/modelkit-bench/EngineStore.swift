@@ -95,6 +95,19 @@ final class EngineStore {
     }
 
     /// Every parent with its children loaded by prefetch; returns the number of children seen.
+    /// `requests` times, as a server would handle a request: a new context fetches the one parent,
+    /// whose children it has not read, adds a child through the child's to-one, and saves.
+    func joinOneChildEach(requests: Int) throws {
+        for request in 0..<requests {
+            let context = ModelContext(container)
+            guard let parent = try context.fetch(FetchDescriptor<BenchParent>()).first else { preconditionFailure("no parent") }
+            let child = BenchChild(title: "joined \(request)", position: -1)
+            context.insert(child)
+            child.parent = parent
+            try context.save()
+        }
+    }
+
     func fetchFamilies() throws -> Int {
         var descriptor = FetchDescriptor<BenchParent>()
         descriptor.relationshipKeyPathsForPrefetching = [\.children]

@@ -69,6 +69,23 @@ final class RawStore {
         exec("COMMIT")
     }
 
+    /// `requests` times: reads the one parent's key, then inserts a child of it in a transaction
+    /// of its own.
+    func joinOneChildEach(requests: Int) {
+        let select = prepare(#"SELECT "_pk" FROM "BenchParent" LIMIT 1"#)
+        let child = prepare(#"INSERT INTO "BenchChild" ("title", "position", "parent") VALUES (?, ?, ?)"#)
+        for request in 0..<requests {
+            guard sqlite3_step(select) == SQLITE_ROW else { fatalError(message) }
+            let parentKey = sqlite3_column_int64(select, 0)
+            sqlite3_reset(select)
+            exec("BEGIN IMMEDIATE")
+            insertChild(child, title: "joined \(request)", position: -1, parent: parentKey)
+            exec("COMMIT")
+        }
+        sqlite3_finalize(select)
+        sqlite3_finalize(child)
+    }
+
     /// Runs the prepared child insert for one child.
     private func insertChild(_ statement: OpaquePointer?, title: String, position: Int, parent: Int64) {
         sqlite3_bind_text(statement, 1, title, -1, transient)

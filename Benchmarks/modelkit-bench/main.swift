@@ -187,6 +187,22 @@ func run(_ options: Options) throws -> [CaseResult] {
             }
         })
 
+    if options.wants("join_unread_list") {
+        try withTemporaryDirectory { directory in
+            let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+            try engine.appendChildren(parents)
+            let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+            raw.createFamilySchema()
+            raw.appendChildren(parents)
+            results.appendIfPresent(
+                try measure("join_unread_list", options) {
+                    try seconds { try engine.joinOneChildEach(requests: 100) }
+                } raw: {
+                    seconds { raw.joinOneChildEach(requests: 100) }
+                })
+        }
+    }
+
     if options.wants("relationship_fetch_prefetch") {
         try withTemporaryDirectory { directory in
             let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
