@@ -73,18 +73,12 @@ struct RowKeys {
         if hasSequenceTable == nil {
             hasSequenceTable = try connection.hasTable(named: "sqlite_sequence")
         }
-        var sources = [
-            "coalesce((SELECT max(\(TableSQL.quotedPrimaryKey)) FROM \(table.table)), 0)",
-            "coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = ?), 0)",
-        ]
-        var bindings: [SQLValue] = [.text(Self.markName(of: table))]
-        if hasSequenceTable == true {
-            sources.append("coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)")
-            bindings.append(.text(table.name))
-        }
-        let row = try connection.statement("SELECT \(sources.joined(separator: ", "))").rows(bindings).first ?? []
+        let withSequence = hasSequenceTable == true
+        let sql = withSequence ? table.largestKey.withSequence : table.largestKey.withoutSequence
+        let bindings: [SQLValue] = withSequence ? [.text(Self.markName(of: table)), .text(table.name)] : [.text(Self.markName(of: table))]
+        let row = try connection.statement(sql).rows(bindings).first ?? []
         let keys = row.compactMap { if case .integer(let key) = $0 { key } else { nil } }
-        guard keys.count == sources.count, let own = keys.first, let largest = keys.max() else {
+        guard keys.count == bindings.count + 1, let own = keys.first, let largest = keys.max() else {
             throw ModelKitError.invalidSchema(entity: table.name, reason: "its largest primary key could not be read")
         }
         return (largest, own == largest)

@@ -24,6 +24,9 @@ struct TableSQL: Sendable {
     /// answers each from its b-trees (the ends of the table, the smallest index's count) without
     /// reading the rows.
     let keyRange: String
+    /// The largest key the table has had, by its rows and by its mark, and then by its
+    /// `sqlite_sequence` entry (see ``RowKeys``): bind the mark's name, then the table's name.
+    let largestKey: (withoutSequence: String, withSequence: String)
     /// ``select`` for one row, by primary key.
     let selectByPrimaryKey: String
     /// An insert of every column.
@@ -65,6 +68,10 @@ struct TableSQL: Sendable {
         select = "SELECT \(Self.selectList(properties, columns, qualifiedBy: nil)) FROM \(table)"
         selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
         keyRange = "SELECT (SELECT min(\(pk)) FROM \(table)), (SELECT max(\(pk)) FROM \(table)), (SELECT count(*) FROM \(table))"
+        let byRowsAndMark =
+            "SELECT coalesce((SELECT max(\(pk)) FROM \(table)), 0), "
+            + "coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = ?), 0)"
+        largestKey = (byRowsAndMark, byRowsAndMark + ", coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)")
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
         let preservedColumns = storedColumns.filter { properties[$0].attribute?.options.contains(.preserveValueOnDeletion) ?? false }
