@@ -75,7 +75,8 @@ struct RowKeys {
         }
         let withSequence = hasSequenceTable == true
         let sql = withSequence ? table.largestKey.withSequence : table.largestKey.withoutSequence
-        let bindings: [SQLValue] = withSequence ? [.text(Self.markName(of: table)), .text(table.name)] : [.text(Self.markName(of: table))]
+        let mark = SQLValue.text(Self.markName(of: table))
+        let bindings = withSequence ? [mark, .text(table.name)] : [mark]
         let row = try connection.statement(sql).rows(bindings).first ?? []
         let keys = row.compactMap { if case .integer(let key) = $0 { key } else { nil } }
         guard keys.count == bindings.count + 1, let own = keys.first, let largest = keys.max() else {
