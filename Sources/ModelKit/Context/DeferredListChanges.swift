@@ -55,9 +55,16 @@ struct DeferredListChanges {
             + appended.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
-    /// The changes recorded for `owner`'s to-many at `column`, in order.
-    func changes(of owner: any PersistentModel, list column: Int) -> [(target: any PersistentModel, joins: Bool)] {
-        changes[ObjectIdentifier(owner)]?.changes.compactMap { $0.column == column ? ($0.target, $0.joins) : nil } ?? []
+    /// What the changes recorded for `owner`'s to-many at `column` come to, for a list that never
+    /// loaded them: the models whose last change joins it, and those whose last change leaves it.
+    func outcome(
+        of owner: any PersistentModel, list column: Int
+    ) -> (joined: [any PersistentModel], left: [any PersistentModel]) {
+        var last: [ObjectIdentifier: Change] = [:]
+        for change in changes[ObjectIdentifier(owner)]?.changes ?? [] where change.column == column {
+            last[ObjectIdentifier(change.target)] = change
+        }
+        return (last.values.filter(\.joins).map(\.target), last.values.filter { !$0.joins }.map(\.target))
     }
 
     /// The models that changes recorded for `owner` join to its lists: the save inserts those not

@@ -45,11 +45,7 @@ extension ModelContext {
             case .toOne(let key): key
             case .toMany: storage.rowID
             }
-            var loaded = key.flatMap { related[$0] } ?? []
-            if relationship.isToMany {
-                loaded = deferredListChanges.apply(to: loaded, list: relationship.column, of: owner)
-            }
-            storage.loading { relationship.access.assign(owner, loaded) }
+            assign(loaded: key.flatMap { related[$0] } ?? [], to: relationship, of: owner)
         }
     }
 

@@ -5,11 +5,7 @@ extension ModelContext {
     /// the relationship empty and goes to `ModelKitDebugLog`; the model stays usable.
     func load(_ fault: ModelStorage.Fault, of relationship: RelationshipInfo, into model: any PersistentModel) {
         do {
-            var related = try relatedModels(fault, of: relationship, owner: model)
-            if relationship.isToMany {
-                related = deferredListChanges.apply(to: related, list: relationship.column, of: model)
-            }
-            model._$modelKit.loading { relationship.access.assign(model, related) }
+            assign(loaded: try relatedModels(fault, of: relationship, owner: model), to: relationship, of: model)
         } catch {
             ModelKitDebugLog.log("could not load \(relationship.name) of \(type(of: model)): \(error)")
         }
@@ -39,6 +35,14 @@ extension ModelContext {
     /// whose keys are `keys`; for a to-one, the targets whose keys are `keys`.
     func relatedSelect(_ relationship: RelationshipInfo, keys: [Int64]) -> SQL {
         SQL(text: RelationshipSQL.targets(of: relationship, keys: keys.count), bindings: keys.map { .integer($0) })
+    }
+
+    /// Gives `owner`'s relationship the models it loaded (a fault's load, or a prefetch), not as a
+    /// change: a to-many takes the changes that waited for it first (see ``DeferredListChanges``).
+    func assign(loaded related: [any PersistentModel], to relationship: RelationshipInfo, of owner: any PersistentModel) {
+        var models = related
+        if relationship.isToMany { models = deferredListChanges.apply(to: related, list: relationship.column, of: owner) }
+        owner._$modelKit.loading { relationship.access.assign(owner, models) }
     }
 
     /// Records that `target` joins (or leaves) `owner`'s to-many `list`, which is not loaded: the

@@ -103,28 +103,22 @@ extension ModelContext {
                 var linked: Set<Int64> = []
                 var unlinked: Set<Int64> = []
                 if storage.faults?[relationship.column] != nil {
-                    for (target, joins) in deferredListChanges.changes(of: model, list: relationship.column) {
-                        guard let targetID = target._$modelKit.rowID else { continue }
-                        // The last change to a link is the one that counts.
-                        if joins {
-                            linked.insert(targetID)
-                            unlinked.remove(targetID)
-                        } else {
-                            unlinked.insert(targetID)
-                            linked.remove(targetID)
-                        }
-                    }
-                } else if storage.isInserted {
-                    // An upsert may have given the new model a stored row: its links are the list's.
-                    try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
-                    linked = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
+                    let outcome = deferredListChanges.outcome(of: model, list: relationship.column)
+                    linked = Set(outcome.joined.compactMap { $0._$modelKit.rowID })
+                    unlinked = Set(outcome.left.compactMap { $0._$modelKit.rowID })
                 } else {
                     let current = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
-                    let select = try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
-                    try select.bind([.integer(rowID)])
-                    let stored = Set(try select.int64s())
-                    linked = current.subtracting(stored)
-                    unlinked = stored.subtracting(current)
+                    if storage.isInserted {
+                        // An upsert may have given the new model a stored row: its links are the list's.
+                        try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
+                        linked = current
+                    } else {
+                        let select = try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
+                        try select.bind([.integer(rowID)])
+                        let stored = Set(try select.int64s())
+                        linked = current.subtracting(stored)
+                        unlinked = stored.subtracting(current)
+                    }
                 }
                 if !linked.isEmpty {
                     let link = try connection.statement(RelationshipSQL.link(in: name, targetColumn: targetColumn))
