@@ -188,11 +188,8 @@ func run(_ options: Options) throws -> [CaseResult] {
         })
 
     if options.wants("join_unread_list") {
-        try withTemporaryDirectory { directory in
-            let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+        try withFamilyStores { engine, raw in
             try engine.appendChildren(parents)
-            let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
-            raw.createFamilySchema()
             raw.appendChildren(parents)
             results.appendIfPresent(
                 try measure("join_unread_list", options) {
@@ -204,11 +201,8 @@ func run(_ options: Options) throws -> [CaseResult] {
     }
 
     if options.wants("relationship_fetch_prefetch") {
-        try withTemporaryDirectory { directory in
-            let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+        try withFamilyStores { engine, raw in
             try engine.insertFamilies(parents)
-            let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
-            raw.createFamilySchema()
             raw.insertFamilies(parents)
             results.appendIfPresent(
                 try measure("relationship_fetch_prefetch", options) {
@@ -222,6 +216,16 @@ func run(_ options: Options) throws -> [CaseResult] {
         }
     }
     return results
+}
+
+/// An engine store and a raw one with the family schema, in a directory removed afterwards.
+func withFamilyStores(_ body: (EngineStore, RawStore) throws -> Void) throws {
+    try withTemporaryDirectory { directory in
+        let engine = try EngineStore(url: directory.appendingPathComponent("engine.store"))
+        let raw = RawStore(path: directory.appendingPathComponent("raw.sqlite").path)
+        raw.createFamilySchema()
+        try body(engine, raw)
+    }
 }
 
 extension Array {
