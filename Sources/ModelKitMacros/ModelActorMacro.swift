@@ -1,8 +1,8 @@
 import SwiftSyntax
 import SwiftSyntaxMacros
 
-/// `@ModelActor` on an actor: gives it a container, a context of its own, and
-/// `init(modelContainer:)`, as in SwiftData, so model work can run off the main actor.
+/// `@ModelActor` on an actor: gives it a container, a model executor that owns a context of its
+/// own, and `init(modelContainer:)`, as SwiftData's does, so model work runs off the main actor.
 public struct ModelActorMacro: MemberMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -12,12 +12,13 @@ public struct ModelActorMacro: MemberMacro, ExtensionMacro {
     ) throws -> [DeclSyntax] {
         guard declaration.is(ActorDeclSyntax.self) else { throw MacroError("@ModelActor can only be applied to an actor") }
         return [
+            "public nonisolated let modelExecutor: any ModelExecutor",
             "public nonisolated let modelContainer: ModelContainer",
-            "public let modelContext: ModelContext",
             """
             public init(modelContainer: ModelContainer) {
+                let modelContext = ModelContext(modelContainer)
+                self.modelExecutor = DefaultSerialModelExecutor(modelContext: modelContext)
                 self.modelContainer = modelContainer
-                self.modelContext = ModelContext(modelContainer)
             }
             """,
         ]

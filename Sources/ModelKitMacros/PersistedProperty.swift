@@ -3,7 +3,9 @@ import SwiftSyntax
 /// A stored property of a `@Model` class that the engine persists, as the macros see it.
 struct PersistedProperty {
     let name: String
-    let type: TypeSyntax
+    /// The declared type, or the type of a literal default; nil when Swift infers it from another
+    /// default value (`var date = Date.now`), which the generated code then never spells.
+    let type: TypeSyntax?
     let defaultValue: ExprSyntax?
     /// The arguments of the property's `@Attribute(…)`, if it has one.
     let attributeArguments: LabeledExprListSyntax?
@@ -18,8 +20,10 @@ struct PersistedProperty {
 
     /// Whether the property's type is plainly not a relationship: a standard value type, or an
     /// optional or array of one.
+    /// An inferred type counts as not plain: the relationship overloads then pick by the type
+    /// Swift infers, and do nothing for a value.
     var isPlainValue: Bool {
-        var name = type.trimmedDescription
+        guard var name = type?.trimmedDescription else { return false }
         if name.hasSuffix("?") { name.removeLast() }
         if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
         return Self.plainTypes.contains(name)
@@ -51,11 +55,12 @@ struct PersistedProperty {
         guard variable.bindings.count == 1, binding.pattern.is(IdentifierPatternSyntax.self) else {
             throw MacroError("declare persisted properties one per 'var' in a @Model class")
         }
-        guard let type = binding.typeAnnotation?.type ?? Self.literalType(binding.initializer?.value) else {
-            throw MacroError("persisted property '\(name)' needs an explicit type, such as 'var \(name): Int = …'")
+        let type = binding.typeAnnotation?.type ?? Self.literalType(binding.initializer?.value)
+        guard type != nil || binding.initializer != nil else {
+            throw MacroError("persisted property '\(name)' needs a type or a default value, such as 'var \(name): Int = …'")
         }
         self.name = name
-        self.type = type.trimmed
+        self.type = type?.trimmed
         self.defaultValue = binding.initializer?.value.trimmed
         self.attributeArguments = variable.attribute("Attribute")?.arguments?.as(LabeledExprListSyntax.self)
         let relationship = variable.attribute("Relationship")

@@ -70,6 +70,11 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // Only the generated accessors reach the storage, each for one load, store or in-place
         // change that calls no code able to reach it again: Swift's dynamic check for overlapping
         // access to a class's field can never fire here, and is off.
-        return ["@exclusivity(unchecked) private var _\(raw: property.name): \(property.type)"]
+        // Without a spelled type, the storage takes its type from the default value, which it
+        // then also starts with; the init accessor or a loaded row overwrites it.
+        guard let type = property.type else {
+            return ["@exclusivity(unchecked) private var _\(raw: property.name) = \(property.defaultValue!)"]
+        }
+        return ["@exclusivity(unchecked) private var _\(raw: property.name): \(type)"]
     }
 }

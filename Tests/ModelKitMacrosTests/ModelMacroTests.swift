@@ -179,12 +179,28 @@ import Testing
         #expect(result.source.contains("_$modelKit.mutate(self, keyPath: \\.title, column: 0) {"), "a plain value's setter passes no old value")
     }
 
+    @Test func aPropertyWithAnInferredTypeGetsStorageThatStartsWithItsDefault() {
+        let result = expand(
+            """
+            @Model
+            final class Entry {
+                var date = Date.now
+                var amount = Decimal.zero
+                init() {}
+            }
+            """, with: macros)
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.source.contains("@exclusivity(unchecked) private var _date = Date.now"))
+        #expect(result.source.contains("@exclusivity(unchecked) private var _amount = Decimal.zero"))
+        #expect(result.source.contains("Schema.PropertyMetadata(name: \"date\", keyPath: \\Entry.date, defaultValue: Date.now)"))
+    }
+
     @Test(arguments: [
         ("@Model struct Item { var x: Int }", "@Model can only be applied to a class"),
         ("@Model enum Kind { case a }", "@Model can only be applied to a class"),
         ("@Model final class Item { @Transient var x: Int }", "@Transient property 'x' needs a default value"),
         ("@Model final class Item { let x: Int }", "persisted property 'x' must be a 'var'"),
-        ("@Model final class Item { var x = makeValue() }", "persisted property 'x' needs an explicit type"),
+        ("@Model final class Item { var x }", "persisted property 'x' needs a type or a default value"),
     ])
     func misuseGetsAClearDiagnostic(source: String, message: String) {
         let result = expand(source, with: macros)
@@ -212,11 +228,12 @@ import Testing
 }
 
 @Suite struct ModelActorMacroTests {
-    @Test func modelActorAddsAContainerAContextAndAnInitializer() {
+    @Test func modelActorAddsAContainerAnExecutorOwningAContextAndAnInitializer() {
         let result = expand("@ModelActor actor Importer {}", with: ["ModelActor": ModelActorMacro.self])
         #expect(result.diagnostics.isEmpty)
         #expect(result.source.contains("public nonisolated let modelContainer: ModelContainer"))
-        #expect(result.source.contains("self.modelContext = ModelContext(modelContainer)"))
+        #expect(result.source.contains("public nonisolated let modelExecutor: any ModelExecutor"))
+        #expect(result.source.contains("self.modelExecutor = DefaultSerialModelExecutor(modelContext: modelContext)"))
         #expect(result.source.contains("extension Importer: ModelActor"))
     }
 

@@ -124,7 +124,7 @@ import Testing
         #expect(files(store).count == 3)
         try c.delete(model: Photo.self, where: #Predicate { $0.caption != "p1" })
         #expect(files(store).count == 1)
-        try container.deleteAllData()
+        try container.erase()
         #expect(files(store).isEmpty)
     }
 

@@ -186,7 +186,7 @@ private func describe(_ change: HistoryChange) -> String {
         context.insert(Trip(name: "a", nights: 1))
         try context.save()
         let token = try #require(try context.fetchHistory(Transactions()).last?.token)
-        try container.deleteAllData()
+        try container.erase()
         #expect(try context.fetchHistory(Transactions()).isEmpty)
         #expect {
             try context.fetchHistory(Transactions(predicate: #Predicate { $0.token > token }))

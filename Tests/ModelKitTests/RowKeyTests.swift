@@ -112,7 +112,7 @@ import Testing
         let file = try TemporaryStore()
         let container = try file.container(for: TodoItem.self)
         _ = try insert(["a", "b"], into: container)
-        try container.deleteAllData()
+        try container.erase()
         #expect(try insert(["c"], into: ModelContainer(for: TodoItem.self, configurations: ModelConfiguration(url: file.url))) == [3])
     }
 

@@ -179,7 +179,7 @@ import Testing
         try context.delete(model: CachedReading.self, where: #Predicate { $0.value > 0 })
         #expect(try files.count("CachedReading", in: files.cache) == 1)
         #expect(try files.count("Note", in: files.notes) == 3)
-        try container.deleteAllData()
+        try container.erase()
         #expect(try files.count("CachedReading", in: files.cache) == 0)
         #expect(try files.count("Note", in: files.notes) == 0)
         #expect(try context.fetchCount(FetchDescriptor<Note>()) == 0)

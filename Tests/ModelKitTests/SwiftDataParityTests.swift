@@ -42,7 +42,7 @@ import Testing
         context.insert(shelf)
         context.insert(post)
         try context.save()
-        try container.deleteAllData()
+        container.deleteAllData()
         #expect(try context.fetchCount(FetchDescriptor<Book>()) == 0)
         #expect(shelf.isDeleted)
         #expect(try store.sql("SELECT COUNT(*) FROM Label_posts") == [["0"]])

@@ -126,26 +126,60 @@ public final class ModelContainer: Sendable {
         storeIndexes = [:]
     }
 
-    /// A container for `schema`.
-    public convenience init(for schema: Schema, configurations: any DataStoreConfiguration...) throws {
-        try self.init(for: schema, configurations: configurations)
+    /// A container for `schema`, stored as `configurations` say, migrated by `migrationPlan` if
+    /// one is given. The configurations' type is spelled, so `.init(isStoredInMemoryOnly: true)`
+    /// works as an argument.
+    /// - Throws: a ``SwiftDataError``, as the designated initializer does.
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// A container for the given model types, migrated by `migrationPlan` if one is given.
+    /// A container for the given model types, stored as `configurations` say, migrated by
+    /// `migrationPlan` if one is given.
+    /// - Throws: a ``SwiftDataError``, as the designated initializer does.
     public convenience init(
         for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        configurations: any DataStoreConfiguration...
+        configurations: ModelConfiguration...
     ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// A container for `schema`, in the stores `configurations` describe: a
+    /// ``ModelConfiguration`` or another database's configuration.
+    /// - Throws: a ``SwiftDataError``, as the designated initializer does.
+    public convenience init(for givenSchema: Schema, configurations: any DataStoreConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// A container for the given model types, in the stores `configurations` describe: a
+    /// ``ModelConfiguration`` or another database's configuration.
+    /// - Throws: a ``SwiftDataError``, as the designated initializer does.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: any DataStoreConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
     }
 
     /// Deletes every model of every type in the container's stores, and their history, in one
     /// transaction per store, leaving the stores' tables (and identities) in place. Every context
     /// hears of it before its next read; a history reader resuming from an earlier token gets
     /// ``SwiftDataError/historyTokenExpired``, and must start over.
+    ///
+    /// As in SwiftData, this does not throw: a failure is logged, and the store it happened in
+    /// keeps its data. Call ``erase()`` to hear of failures.
+    public func deleteAllData() {
+        do {
+            try erase()
+        } catch {
+            ModelKitDebugLog.error("deleteAllData() failed, and the store keeps its data: \(error)")
+        }
+    }
+
+    /// Deletes every model of every type in the container's stores, as ``deleteAllData()`` does,
+    /// and throws when a store cannot be emptied.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` for a read-only store (before any store is
-    ///   emptied), or a typed error when SQLite refuses.
-    public func deleteAllData() throws {
+    ///   emptied), or a typed error when the database refuses.
+    public func erase() throws {
         if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
         for (index, store) in stores.enumerated() {
             let entities = schema.entities.filter { storeIndex(of: $0) == index }
@@ -175,12 +209,6 @@ public final class ModelContainer: Sendable {
         } catch let error as SQLiteError {
             throw store.error(for: error)
         }
-    }
-
-    /// Empties the container's stores, as ``deleteAllData()`` does.
-    /// - Throws: what ``deleteAllData()`` throws.
-    public func erase() throws {
-        try deleteAllData()
     }
 
     /// The main actor's context, created on first use. Its autosave is on.

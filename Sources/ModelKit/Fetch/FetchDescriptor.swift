@@ -37,6 +37,10 @@ public struct FetchDescriptor<T: PersistentModel> {
     }
 }
 
+/// Sendable as in SwiftData: predicates and sort descriptors are, and the key paths it holds are
+/// immutable values that name stored properties.
+extension FetchDescriptor: @unchecked Sendable {}
+
 extension FetchDescriptor {
     /// The positions of `count` results that `fetchOffset` and `fetchLimit` keep.
     func page(of count: Int) -> Range<Int> {

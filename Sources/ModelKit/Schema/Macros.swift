@@ -68,8 +68,9 @@ public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module
 @freestanding(declaration, names: named(_modelKitUniqueConstraints))
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
 
-/// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, a `modelContext` of
-/// its own, and `init(modelContainer:)`, so model work can run off the main actor.
+/// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, a `modelExecutor`
+/// (a ``DefaultSerialModelExecutor``, whose queue the actor runs on) that owns the actor's
+/// `modelContext`, and `init(modelContainer:)`, so model work runs off the main actor.
 ///
 /// ```swift
 /// @ModelActor
@@ -81,6 +82,6 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// }
 /// let importer = Importer(modelContainer: container)
 /// ```
-@attached(member, names: named(modelContainer), named(modelContext), named(init(modelContainer:)))
+@attached(member, names: named(modelContainer), named(modelExecutor), named(init(modelContainer:)))
 @attached(extension, conformances: ModelActor)
 public macro ModelActor() = #externalMacro(module: "ModelKitMacros", type: "ModelActorMacro")
