@@ -26,12 +26,12 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             : """
             @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKit)
             init(initialValue) {
-                _\(raw: name) = initialValue
+                _\(raw: name) = _modelKitRelationshipDistinct(initialValue)
                 _$modelKit._noteInitialValue(initialValue)
             }
             """
         // A setter that may write a relationship passes the old and the new value, for the
-        // overload its type picks to keep the inverse in step.
+        // overload its type picks to keep the inverse in step; a to-many holds each model once.
         let setter: AccessorDeclSyntax = property.isPlainValue
             ? """
             set {
@@ -42,6 +42,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             : """
             set {
+                let newValue = _modelKitRelationshipDistinct(newValue)
                 _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column), from: _\(raw: name), to: newValue) {
                     _\(raw: name) = newValue
                 }
@@ -74,6 +75,12 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         // then also starts with; the init accessor or a loaded row overwrites it.
         guard let type = property.type else {
             return ["@exclusivity(unchecked) private var _\(raw: property.name) = \(property.defaultValue!)"]
+        }
+        // Storage of a `T?` starts as nil, and Swift then never passes the property's default to
+        // the init accessor: such storage starts with the default itself.
+        let spelled = type.trimmedDescription
+        if let defaultValue = property.defaultValue, spelled.hasSuffix("?") || spelled.hasSuffix("!") {
+            return ["@exclusivity(unchecked) private var _\(raw: property.name): \(type) = \(defaultValue)"]
         }
         return ["@exclusivity(unchecked) private var _\(raw: property.name): \(type)"]
     }

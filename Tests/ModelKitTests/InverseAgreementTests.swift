@@ -192,9 +192,9 @@ import Testing
         #expect(parcels.map { $0.pallet?.name } == [nil, nil, "A"])
     }
 
-    /// A many-to-many list the app appends the same model to twice holds it twice, as set; the
-    /// inverse holds the owner once.
-    @Test func appendingAModelTwiceToAManyToManyLinksTheInverseOnce() throws {
+    /// A many-to-many list the app appends the same model to twice holds it once, as SwiftData's
+    /// do, and so does the inverse.
+    @Test func appendingAModelTwiceToAManyToManyHoldsItOnceOnBothSides() throws {
         let context = ModelContext(try inMemoryContainer(for: Post.self))
         let post = Post(title: "Hello")
         let label = Label(name: "news")
@@ -202,7 +202,7 @@ import Testing
         context.insert(label)
         post.labels.append(label)
         post.labels.append(label)
-        #expect(post.labels.count == 2 && label.posts.count == 1 && label.posts.first === post)
+        #expect(post.labels.count == 1 && label.posts.count == 1 && label.posts.first === post)
     }
 
     /// Random joins, moves and removals from either side, saves, rollbacks, deletes, moves another

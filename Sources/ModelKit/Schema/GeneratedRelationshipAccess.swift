@@ -1,6 +1,6 @@
 /// The conversions the code ``Model()`` generates for relationship properties uses, one overload
-/// per shape a relationship can have (a model, an optional model, an array of models) and a
-/// fallback for every other type. The compiler picks the overload from the property's declared
+/// per shape a relationship can have (a model, an optional model, an array of models, an
+/// optional array of models, as CloudKit asks for) and a fallback for every other type. The compiler picks the overload from the property's declared
 /// type, so the generated accessors convert without key paths or dynamic casts. Not for direct use.
 
 /// The models a property's value holds: none for a value that is not a relationship.
@@ -15,6 +15,9 @@
 /// A to-many holds its elements.
 @inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]) -> [any PersistentModel] { value }
 
+/// An optional to-many holds its elements; nil holds none.
+@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]?) -> [any PersistentModel] { value ?? [] }
+
 /// Whether a property's value holds `model`: never for a value that is not a relationship.
 @inlinable public func _modelKitRelationshipHolds<Value>(_ value: Value, _ model: AnyObject) -> Bool { false }
 
@@ -23,6 +26,10 @@
 @inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: Target?, _ model: AnyObject) -> Bool { value.map { $0 === model } ?? false }
 
 @inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: [Target], _ model: AnyObject) -> Bool { value.contains { $0 === model } }
+
+@inlinable public func _modelKitRelationshipHolds<Target: PersistentModel>(_ value: [Target]?, _ model: AnyObject) -> Bool {
+    value?.contains { $0 === model } ?? false
+}
 
 /// The value of a property of type `type` that holds `models`; nil when there is none to set:
 /// the property is not a relationship, or it is a required to-one and `models` is empty.
@@ -38,6 +45,10 @@
 
 @inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target].Type) -> [Target]? {
     models.map { ($0 as AnyObject) as! Target }
+}
+
+@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target]?.Type) -> [Target]?? {
+    .some(models.map { ($0 as AnyObject) as! Target })
 }
 
 /// A value that is not a relationship includes nothing.
@@ -74,6 +85,36 @@
     return true
 }
 
+/// Makes an optional to-many include `model` or leave it out, as a to-many does; nil counts as
+/// empty.
+@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(_ model: AnyObject, _ isIncluded: Bool, in value: inout [Target]?) -> Bool {
+    var list = value ?? []
+    guard _modelKitRelationshipInclude(model, isIncluded, in: &list) else { return false }
+    value = list
+    return true
+}
+
+/// A value as a relationship property stores it: a to-many, optional or not, holds each model
+/// once, as SwiftData's do (`item.tags = [tag, tag]` holds `tag` once); anything else as it is.
+@inlinable public func _modelKitRelationshipDistinct<Value>(_ value: Value) -> Value { value }
+
+@inlinable public func _modelKitRelationshipDistinct<Target: PersistentModel>(_ value: [Target]) -> [Target] {
+    guard value.count > 1 else { return value }
+    var seen = Set<ObjectIdentifier>(minimumCapacity: value.count)
+    var distinct = true
+    for model in value where !seen.insert(ObjectIdentifier(model)).inserted {
+        distinct = false
+        break
+    }
+    if distinct { return value }
+    seen.removeAll(keepingCapacity: true)
+    return value.filter { seen.insert(ObjectIdentifier($0)).inserted }
+}
+
+@inlinable public func _modelKitRelationshipDistinct<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
+    value.map { _modelKitRelationshipDistinct($0) }
+}
+
 extension ModelStorage {
     /// Notes a property's value given by an initializer: nothing for a value that is not a
     /// relationship.
@@ -92,5 +133,11 @@ extension ModelStorage {
     /// A to-many set by an initializer has inverses to link at insert, unless empty.
     @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]) {
         if !value.isEmpty { hasInitialRelationships = true }
+    }
+
+    /// An optional to-many set by an initializer has inverses to link at insert, unless nil or
+    /// empty.
+    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]?) {
+        if value?.isEmpty == false { hasInitialRelationships = true }
     }
 }

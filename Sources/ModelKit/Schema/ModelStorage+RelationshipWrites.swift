@@ -37,6 +37,15 @@ extension ModelStorage {
         }
     }
 
+    /// An optional to-many: as a to-many, with nil holding no model.
+    public func mutate<Model: PersistentModel, Target: PersistentModel>(
+        _ model: Model, keyPath: KeyPath<Model, [Target]?>, column: Int, from old: [Target]?, to new: [Target]?, _ write: () -> Void
+    ) {
+        mutateRelationship(model, keyPath: keyPath, column: column, write) { relationship in
+            relationship.maintainInverse(of: model, from: old ?? [], to: new ?? [])
+        }
+    }
+
     /// Writes a relationship, then has `maintain` keep its inverse in step, if it has one. A write
     /// by the engine (loading, restoring, merging) is not a change, keeps no inverse, and leaves
     /// the model's relationships free to disagree with their inverses.

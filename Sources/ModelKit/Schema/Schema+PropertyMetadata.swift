@@ -37,7 +37,8 @@ extension Schema {
             self.attribute = attribute
             self.relationship = relationship
             relationshipShape = RelationshipShape(Value.self)
-            relationshipPlaceholder = (Value.self as? any RelationshipValue.Type).map { $0.empty as Any } ?? ()
+            relationshipPlaceholder = (Value.self as? any RelationshipValue.Type).map { $0.empty as Any }
+                ?? (Value.self as? any OptionalModelArray.Type).map { $0.emptyList as Any } ?? ()
             let codec = ValueCodec.make(for: Value.self)
             self.column = codec.map { Column(keyPath: keyPath, codec: $0) }
             self.encodedDefault = defaultValue.flatMap { try? codec?.encode($0) }

@@ -85,6 +85,8 @@ enum RelationshipShape {
             self = .toOne(target: optional.targetType, isOptional: true)
         } else if let array = type as? any ModelArray.Type {
             self = .toMany(target: array.targetType)
+        } else if let array = type as? any OptionalModelArray.Type {
+            self = .toMany(target: array.targetType)
         } else {
             return nil
         }
@@ -131,3 +133,15 @@ extension Optional: RelationshipValue, OptionalModel where Wrapped: PersistentMo
     static var empty: Self { nil }
 }
 
+/// An optional array of models: a to-many too, as CloudKit asks for (`var children: [Child]? = []`).
+/// nil and empty both hold no model; a loaded list is never nil.
+protocol OptionalModelArray {
+    static var targetType: any PersistentModel.Type { get }
+    /// An empty list, what the property holds until it loads.
+    static var emptyList: Self { get }
+}
+
+extension Optional: OptionalModelArray where Wrapped: ModelArray {
+    static var targetType: any PersistentModel.Type { Wrapped.targetType }
+    static var emptyList: Self { .some(Wrapped.empty) }
+}
