@@ -12,26 +12,26 @@ import Testing
 
     @Test func changesUpToTheKeyLimitDrainAsDeliveredAndPastItAsOneChangeOfUnknownRows() {
         let inbox = ChangeInbox(keyLimit: 10)
-        inbox.deliver(change(inserting: 0..<4))
-        inbox.deliver(change(inserting: 4..<10))
+        inbox.keep(change(inserting: 0..<4))
+        inbox.keep(change(inserting: 4..<10))
         #expect(inbox.drain().map(\.keyCount) == [4, 6])
         #expect(!inbox.hasChanges)
-        inbox.deliver(change(inserting: 0..<4))  // counting starts again after a drain
+        inbox.keep(change(inserting: 0..<4))  // counting starts again after a drain
         #expect(inbox.drain().map(\.keyCount) == [4])
-        inbox.deliver(change(inserting: 0..<6))
-        inbox.deliver(change(inserting: 6..<11))
-        inbox.deliver(change(inserting: 11..<12))
+        inbox.keep(change(inserting: 0..<6))
+        inbox.keep(change(inserting: 6..<11))
+        inbox.keep(change(inserting: 11..<12))
         let collapsed = inbox.drain()
         #expect(collapsed.count == 1 && collapsed[0].isExternal)
-        inbox.deliver(change(inserting: 0..<3))
+        inbox.keep(change(inserting: 0..<3))
         #expect(inbox.drain().map(\.keyCount) == [3])
     }
 
     @Test func aChangeOfUnknownRowsTakesInEveryChangeAfterIt() {
         let inbox = ChangeInbox(keyLimit: 10)
-        inbox.deliver(change(inserting: 0..<2))
-        inbox.deliver(.external)
-        inbox.deliver(change(inserting: 2..<4))
+        inbox.keep(change(inserting: 0..<2))
+        inbox.keep(.external)
+        inbox.keep(change(inserting: 2..<4))
         let drained = inbox.drain()
         #expect(drained.count == 1 && drained[0].isExternal)
     }

@@ -46,6 +46,7 @@ final class Connection {
         dialect = .sqlite
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, 5_000)
+        SQLiteFunctions.register(on: handle)
     }
 
     /// A driver's connection.

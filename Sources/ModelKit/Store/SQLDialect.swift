@@ -197,6 +197,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// Whether `text` contains `needle` as `String.localizedStandardContains` says, or nil when
+    /// the dialect cannot give Swift's exact answer. SQLite calls the Swift function that
+    /// every connection registers (``SQLiteFunctions``); PostgreSQL's collations and `unaccent`
+    /// differ from Swift's folding (`ß` and `SS`, for one), so it has none.
+    func localizedStandardContains(_ needle: SQLFragment, in text: SQLFragment) -> SQLFragment? {
+        switch self {
+        case .sqlite: .condition("($0 = 1)", SQLFragment.compose("modelkit_localized_standard_contains($0, $1)", text, needle))
+        case .postgres: nil
+        }
+    }
+
     /// A parameter for a value stored with `affinity`. PostgreSQL infers a parameter's type
     /// from its context, and a predicate's constants may have none (`? < ?`), so they say it.
     func parameter(_ affinity: ColumnAffinity?) -> String {

@@ -239,10 +239,13 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     /// Delivers `change` to every subscribed inbox but `source`'s, and bumps the generation.
+    /// Every inbox holds the change before any is told of it, so an observer told of a change
+    /// finds it in every context's next read.
     func publish(_ change: StoreChange, from source: ChangeInbox?) {
         generation.add(1, ordering: .sequentiallyConsistent)
         let targets = inboxes.withLock { inboxes in inboxes.values.compactMap(\.inbox).filter { $0 !== source } }
-        for inbox in targets { inbox.deliver(change) }
+        for inbox in targets { inbox.keep(change) }
+        for inbox in targets { inbox.onChange?() }
     }
 }
 

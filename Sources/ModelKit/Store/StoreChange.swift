@@ -87,7 +87,8 @@ final class ChangeInbox: Sendable {
     /// Whether changes are waiting; one atomic load.
     var hasChanges: Bool { flag.load(ordering: .acquiring) }
 
-    func deliver(_ change: StoreChange) {
+    /// Keeps `change` waiting; the publisher calls ``onChange`` once every inbox has it.
+    func keep(_ change: StoreChange) {
         pending.withLock { pending in
             // A change of unknown rows has every later one in it.
             if pending.changes.first?.isExternal != true {
@@ -100,7 +101,6 @@ final class ChangeInbox: Sendable {
             }
             flag.store(true, ordering: .releasing)
         }
-        onChange?()
     }
 
     /// Takes every waiting change, oldest first.
