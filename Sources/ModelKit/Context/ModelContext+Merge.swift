@@ -113,7 +113,11 @@ extension ModelContext {
         let entity = row.entity
         var assignments: [(Column, Any)] = []
         var movedToOnes: [(index: Int, relationship: RelationshipInfo, stored: SQLValue, current: SQLValue)] = []
-        for index in entity.columns.indices where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil {
+        // A column the row or the model holds a partial fetch's placeholder for is left alone:
+        // the model's loads from the row on first read.
+        let unfetched = row.unfetched + (storage.faults?.unfetchedColumns ?? [])
+        for index in entity.columns.indices
+        where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil && (unfetched.isEmpty || !unfetched.contains(index)) {
             let stored = row.stored(at: index)
             guard let relationship = entity.relationshipsByColumn[index] else {
                 if try stored != model._modelKitValue(at: index) {

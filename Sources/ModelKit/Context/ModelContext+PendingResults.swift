@@ -126,7 +126,7 @@ extension ModelContext {
     ) -> UnloadedResults<T>? {
         var candidates: [(model: T, values: [SQLValue])] = []
         for model in loose {
-            guard let encoded = try? order.map({ try model._modelKitValue(at: $0.column) }) else { return nil }
+            guard let encoded = try? order.map({ try model.loadedValue(at: $0.column) }) else { return nil }
             candidates.append((model, encoded))
         }
         func compare(_ lhs: ArraySlice<SQLValue>, _ rhs: ArraySlice<SQLValue>) -> ComparisonResult {

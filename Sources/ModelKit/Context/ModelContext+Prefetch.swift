@@ -44,6 +44,7 @@ extension ModelContext {
             let key: Int64? = switch fault {
             case .toOne(let key): key
             case .toMany: storage.rowID
+            case .unfetched: nil  // only ever at an attribute's column
             }
             assign(loaded: key.flatMap { related[$0] } ?? [], to: relationship, of: owner)
         }

@@ -20,6 +20,8 @@ extension ModelContext {
         case .toMany:
             guard let rowID = owner._$modelKit.rowID else { return [] }
             return try models(of: relationship.target, sql: relatedSelect(relationship, keys: [rowID]))
+        case .unfetched:
+            return []  // only ever at an attribute's column
         }
     }
 

@@ -17,6 +17,9 @@ struct FetchPlan {
     /// The descriptor's `fetchLimit` and `fetchOffset`.
     let fetchLimit: Int?
     let fetchOffset: Int?
+    /// What the rows read when the descriptor names `propertiesToFetch`; nil when they read
+    /// every column.
+    let partial: PartialFetch?
 
     init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
         self.dialect = dialect
@@ -38,6 +41,13 @@ struct FetchPlan {
         self.untranslated = untranslated
         storedOrder = SortSQL.storedOrder(descriptor.sortBy, entity: entity)
         orderBy = SortSQL.orderBy(storedOrder, entity: entity)
+        if descriptor.propertiesToFetch.isEmpty {
+            partial = nil
+        } else {
+            // Sorting in memory, with unsaved changes, compares the sort properties' values.
+            let keyPaths = descriptor.propertiesToFetch.map { $0 as AnyKeyPath } + descriptor.sortBy.compactMap { $0.keyPath as AnyKeyPath? }
+            partial = PartialFetch(entity, fetching: Set(keyPaths.compactMap(entity.column(for:))), dialect: dialect)
+        }
     }
 
     /// Whether SQLite sees the whole filter.
@@ -50,7 +60,7 @@ struct FetchPlan {
     /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both
     /// translate.
     func select(paged: Bool) -> SQL {
-        select(paged: paged, from: entity.sql.select)
+        select(paged: paged, from: partial?.selectClause ?? entity.sql.select)
     }
 
     /// `select(paged:)` with another select list: `SELECT … FROM <table>`.

@@ -35,7 +35,7 @@ struct SortSQL {
     /// as SQLite compares them. Nil when a value cannot be encoded.
     static func compare(_ lhs: some PersistentModel, _ rhs: some PersistentModel, by order: [(column: Int, ascending: Bool)]) -> ComparisonResult? {
         for (column, ascending) in order {
-            guard let left = try? lhs._modelKitValue(at: column), let right = try? rhs._modelKitValue(at: column) else { return nil }
+            guard let left = try? lhs.loadedValue(at: column), let right = try? rhs.loadedValue(at: column) else { return nil }
             let result = left.sqliteOrder(comparedTo: right)
             if result != .orderedSame { return ascending ? result : (result == .orderedAscending ? .orderedDescending : .orderedAscending) }
         }

@@ -1,13 +1,17 @@
 extension ModelStorage {
-    /// A relationship waiting to be loaded.
+    /// A property waiting to be loaded.
     enum Fault {
         /// A to-one, with the target's primary key.
         case toOne(Int64)
         /// A to-many.
         case toMany
+        /// An attribute a fetch with `propertiesToFetch` left out: it holds a placeholder until
+        /// the first read of any such attribute loads them all from the row.
+        case unfetched
     }
 
-    /// A model's relationships not loaded yet, by property index.
+    /// A model's relationships (and attributes a partial fetch left out) not loaded yet, by
+    /// property index.
     ///
     /// A short array searched in order rather than a dictionary: a model has a few relationships,
     /// and every loaded row with relationships makes one of these, where hashing and growing a
@@ -27,6 +31,22 @@ extension ModelStorage {
         }
 
         var isEmpty: Bool { entries.isEmpty }
+
+        /// The columns of the attributes a partial fetch left out.
+        var unfetchedColumns: [Int] {
+            entries.compactMap { entry in
+                guard case .unfetched = entry.fault else { return nil }
+                return entry.column
+            }
+        }
+
+        /// Removes the faults of the attributes a partial fetch left out.
+        mutating func removeUnfetched() {
+            entries.removeAll { entry in
+                guard case .unfetched = entry.fault else { return false }
+                return true
+            }
+        }
 
         /// The fault of the relationship at `column`; setting nil removes it.
         subscript(column: Int) -> Fault? {

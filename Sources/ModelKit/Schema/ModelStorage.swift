@@ -201,6 +201,8 @@ public final class ModelStorage {
     ) {
         withMutation(of: model, keyPath: keyPath, write)
         guard !isLoading else { return }
+        // A value written over one a partial fetch left out is the value from now on.
+        if faults != nil, case .unfetched? = faults?[column] { _ = takeFault(at: column) }
         changedColumns.insert(column)
         context?.modelDidChange(model)
     }
@@ -260,11 +262,30 @@ public final class ModelStorage {
         isMaintainingInverse = wasMaintaining
     }
 
-    /// Loads a relationship through the model's context or, when that context is gone, through a
-    /// new one on the same container.
+    /// Loads a relationship, or the attributes a partial fetch left out, through the model's
+    /// context or, when that context is gone, through a new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
+        if case .unfetched? = faults?[column] { return loadUnfetched(of: model) }
         guard let fault = takeFault(at: column) else { return }
         guard let handle, let container = handle.container, let relationship = entity?.relationshipsByColumn[column] else { return }
         (handle.context ?? ModelContext(container)).load(fault, of: relationship, into: model)
+    }
+
+    /// Loads the attributes a partial fetch left out, if any, so that the engine reads stored
+    /// values rather than placeholders.
+    func loadUnfetched(of model: some PersistentModel) {
+        guard let columns = faults?.unfetchedColumns, !columns.isEmpty else { return }
+        faults?.removeUnfetched()
+        if faults?.isEmpty == true { faults = nil }
+        guard let handle, let container = handle.container else { return }
+        (handle.context ?? ModelContext(container)).loadUnfetched(columns, of: model)
+    }
+
+    /// Marks the attributes at `columns` as left out by a partial fetch: they hold placeholders.
+    func markUnfetched(_ columns: [Int]) {
+        guard !columns.isEmpty else { return }
+        var all = faults ?? [:]
+        for column in columns { all[column] = .unfetched }
+        faults = all
     }
 }

@@ -42,6 +42,9 @@ extension Schema {
         let temporaryScope: PersistentIdentifier.Scope
         /// Whether each property has a column in the entity's table, in property order.
         let storedInTable: [Bool]
+        /// What each attribute holds while a partial fetch leaves it out; nil where it is always
+        /// read (see ``PartialFetch``).
+        private(set) var unfetchedPlaceholders: [SQLValue?] = []
         /// Statements, each taking a primary key, that remove a deleted row's join-table links
         /// and clear references to it from relationships without an inverse. Set with the schema.
         var cleanupOnDelete: [String] = []
@@ -102,6 +105,7 @@ extension Schema {
             let ephemeral = properties.indices.filter { properties[$0].isEphemeral }
             ephemeralValues = ephemeral.isEmpty
                 ? nil : Dictionary(uniqueKeysWithValues: ephemeral.map { ($0, properties[$0].encodedDefault ?? .null) })
+            unfetchedPlaceholders = PartialFetch.placeholders(of: self)
         }
 
         /// The stored properties that are not relationships, as SwiftData lists them.

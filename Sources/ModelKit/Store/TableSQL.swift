@@ -108,13 +108,16 @@ struct TableSQL: Sendable {
 
     /// The primary key and every column, as ``select`` lists them, optionally qualified by a
     /// table alias.
-    func selectList(qualifiedBy alias: String?) -> String {
-        Self.selectList(properties, columns, qualifiedBy: alias)
+    /// With `placeholders`, the columns they name read as those constants instead.
+    func selectList(qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]) -> String {
+        Self.selectList(properties, columns, qualifiedBy: alias, replacing: placeholders)
     }
 
-    private static func selectList(_ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?) -> String {
+    private static func selectList(
+        _ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]
+    ) -> String {
         let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
-        let selected = properties.indices.map { properties[$0].isStoredInTable ? prefix + columns[$0] : "NULL" }
+        let selected = properties.indices.map { placeholders[$0] ?? (properties[$0].isStoredInTable ? prefix + columns[$0] : "NULL") }
         return ([prefix + quotedPrimaryKey] + selected).joined(separator: ", ")
     }
 

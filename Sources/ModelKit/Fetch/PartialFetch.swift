@@ -1,0 +1,57 @@
+/// What a fetch with `propertiesToFetch` reads: the named attributes, and a placeholder in place
+/// of each other attribute that can have one. The placeholders load from the row on the first
+/// read of any of them (see ``ModelStorage/loadUnfetched(of:)``).
+///
+/// A placeholder is a constant of the column's own type in the select list, so that rows decode
+/// as every fetch's do: nil for an optional, else the zero of the column's storage (`0`, `''`,
+/// an empty blob) when the property's type decodes it. Relationships, and attributes whose
+/// type has no such value (a `Codable` struct, a `URL`), are always read.
+struct PartialFetch {
+    /// The select clause, `SELECT … FROM <table>`.
+    let selectClause: String
+    /// The columns that hold placeholders, in order.
+    let unfetched: [Int]
+
+    /// The partial fetch of `entity` that reads `fetched` (and what sorting needs), or nil when
+    /// it would read every column anyway.
+    init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
+        let unfetched = entity.properties.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
+        guard !unfetched.isEmpty else { return nil }
+        let placeholders = Dictionary(uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
+        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.table)"
+        self.unfetched = unfetched
+    }
+
+    /// The placeholder each attribute of `entity` can hold while a partial fetch leaves it out,
+    /// by property index; nil for a property that is always read.
+    static func placeholders(of entity: Schema.Entity) -> [SQLValue?] {
+        entity.properties.indices.map { index in
+            let property = entity.properties[index]
+            guard entity.relationshipsByColumn[index] == nil, property.isStoredInTable, let codec = property.codec else { return nil }
+            let zero: SQLValue =
+                switch codec.affinity {
+                case .integer: .integer(0)
+                case .real: .real(0)
+                case .text: .text("")
+                case .blob: .blob(.init())
+                }
+            return [SQLValue.null, zero].first { (try? codec.decode($0)) != nil }
+        }
+    }
+}
+
+extension SQLDialect {
+    /// A placeholder constant as SQL, typed so that PostgreSQL reports the column's type.
+    func literal(_ value: SQLValue) -> String {
+        let (text, affinity): (String, ColumnAffinity?) =
+            switch value {
+            case .null: ("NULL", nil)
+            case .integer(let value): ("\(value)", .integer)
+            case .real(let value): ("\(value)", .real)
+            case .text(let value): ("'\(value.replacingOccurrences(of: "'", with: "''"))'", .text)
+            case .blob: (self == .sqlite ? "x''" : "''", .blob)
+            }
+        guard self == .postgres, let affinity else { return text }
+        return "CAST(\(text) AS \(valueType(affinity)))"
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+@testable import ModelKit
+
+struct Dimensions: Codable, Hashable {
+    var width: Double
+    var height: Double
+}
+
+@Model final class Listing {
+    var title: String
+    var price: Int
+    var rating: Double
+    var listedAt: Date
+    var summary: String
+    var photo: Data
+    var note: String?
+    var size: Dimensions
+    var owner: Seller?
+
+    init(title: String, price: Int, summary: String = "long text", note: String? = "a note") {
+        self.title = title
+        self.price = price
+        rating = 4.5
+        listedAt = Date(timeIntervalSinceReferenceDate: 1_000)
+        self.summary = summary
+        photo = Data([1, 2, 3])
+        self.note = note
+        size = Dimensions(width: 2, height: 3)
+    }
+}
+
+@Model final class Seller {
+    var name: String
+    @Relationship(inverse: \Listing.owner) var listings: [Listing] = []
+    init(name: String) { self.name = name }
+}
+
+/// `FetchDescriptor.propertiesToFetch`: a fetch reads the named properties only; the others load
+/// on first read, and nothing else changes.
+@Suite struct PartialFetchTests {
+    func descriptor(_ keyPaths: [PartialKeyPath<Listing>], sortBy: [SortDescriptor<Listing>] = [SortDescriptor(\.price)]) -> FetchDescriptor<Listing> {
+        var descriptor = FetchDescriptor<Listing>(sortBy: sortBy)
+        descriptor.propertiesToFetch = keyPaths
+        return descriptor
+    }
+
+    func seeded(_ kind: StoreKind) throws -> (TestStore, ModelContainer) {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Listing.self, Seller.self)
+        let context = ModelContext(container)
+        let seller = Seller(name: "Ada")
+        context.insert(seller)
+        for index in 0..<3 {
+            let listing = Listing(title: "t\(index)", price: index * 10)
+            context.insert(listing)
+            listing.owner = seller
+        }
+        try context.save()
+        return (store, container)
+    }
+
+    @Test(arguments: StoreKind.withPostgres) func onlyTheNamedPropertiesAreReadAndTheOthersLoadOnFirstRead(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        let listings = try context.fetch(descriptor([\.title]))
+        #expect(listings.map(\.title) == ["t0", "t1", "t2"])
+        let fetch = try #require(statements.first { $0.contains("FROM \"Listing\"") })
+        #expect(!fetch.contains("\"summary\""))
+        #expect(!fetch.contains("\"rating\""))
+        #expect(!fetch.contains("\"note\""))
+        #expect(fetch.contains("\"size\""), "a Codable value has no placeholder, so it is read")
+        #expect(fetch.contains("\"owner\""), "a to-one's key is read, for its fault")
+        statements.removeAll()
+        #expect(listings[1].price == 10, "the sort property was read")
+        #expect(statements.isEmpty)
+        #expect(listings[1].summary == "long text")
+        #expect(statements.count == 1, "the first read loads every property left out, in one statement")
+        #expect(listings[1].rating == 4.5 && listings[1].note == "a note" && listings[1].photo == Data([1, 2, 3]))
+        #expect(listings[1].listedAt == Date(timeIntervalSinceReferenceDate: 1_000))
+        #expect(statements.count == 1)
+        #expect(listings[1].owner?.name == "Ada")
+        #expect(listings[0].summary == "long text")
+    }
+
+    @Test(arguments: StoreKind.withPostgres) func writingAPartlyFetchedModelLosesNoStoredValue(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let listing = try #require(try context.fetch(descriptor([\.title])).first)
+        listing.summary = "edited"
+        listing.title = "renamed"
+        try context.save()
+        #expect(listing.summary == "edited")
+        let fresh = try #require(try ModelContext(container).fetch(descriptor([])).first)
+        #expect(fresh.title == "renamed" && fresh.summary == "edited")
+        #expect(fresh.rating == 4.5 && fresh.note == "a note" && fresh.photo == Data([1, 2, 3]) && fresh.price == 0)
+    }
+
+    @Test(arguments: StoreKind.withPostgres) func aRegisteredModelKeepsItsValuesAndUnsavedChanges(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let full = try context.fetch(descriptor([]))
+        full[0].summary = "unsaved"
+        let partial = try context.fetch(descriptor([\.title]))
+        #expect(partial.map(ObjectIdentifier.init) == full.map(ObjectIdentifier.init), "the same instances")
+        #expect(partial[0].summary == "unsaved")
+        #expect(partial[1].summary == "long text")
+    }
+
+    @Test(arguments: StoreKind.sharedStores) func aPropertyLeftOutLoadsWhatAnotherContextSavedSince(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let listing = try #require(try context.fetch(descriptor([\.title])).first)
+        let other = ModelContext(container)
+        let same = try #require(try other.fetch(descriptor([])).first)
+        same.summary = "changed elsewhere"
+        same.title = "retitled elsewhere"
+        try other.save()
+        _ = try context.fetchCount(FetchDescriptor<Listing>())  // a read merges what was heard
+        #expect(listing.title == "retitled elsewhere")
+        #expect(listing.summary == "changed elsewhere")
+    }
+
+    @Test func aRollbackOfAPartlyFetchedModelRestoresTheStoredValues() throws {
+        let (store, container) = try seeded(.inMemory)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let listing = try #require(try context.fetch(descriptor([\.title])).first)
+        listing.note = nil
+        context.rollback()
+        #expect(listing.note == "a note")
+        #expect(listing.summary == "long text")
+    }
+
+    @Test func aPartialFetchSeesUnsavedInsertsAndChanges() throws {
+        let (store, container) = try seeded(.inMemory)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        context.insert(Listing(title: "new", price: 5))
+        let changed = try #require(try context.fetch(descriptor([\.title])).last)
+        changed.price = -1
+        let listings = try context.fetch(descriptor([\.title]))
+        #expect(listings.map(\.title) == ["t2", "t0", "new", "t1"])
+        #expect(listings.map(\.summary) == ["long text", "long text", "long text", "long text"])
+    }
+
+    @Test func aModelDeletedBeforeItsPropertiesLoadIsDeleted() throws {
+        let (store, container) = try seeded(.inMemory)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let listing = try #require(try context.fetch(descriptor([\.title])).first)
+        try context.delete(model: Listing.self, where: #Predicate { $0.price == 0 })
+        try context.save()
+        _ = listing.summary
+        #expect(try context.fetchCount(FetchDescriptor<Listing>()) == 2)
+    }
+
+    @Test func aKeyPathThatIsNoPersistedPropertyIsAnError() throws {
+        let (store, container) = try seeded(.inMemory)
+        defer { withExtendedLifetime(store) {} }
+        #expect(throws: ModelKitError.self) {
+            try ModelContext(container).fetch(descriptor([\Listing.title.count]))
+        }
+    }
+
+    @Test func thePlaceholdersAreConstantsOfTheColumnsTypes() throws {
+        let entity = Schema([Listing.self, Seller.self]).entities.first { $0.name == "Listing" }!
+        let sqlite = try #require(PartialFetch(entity, fetching: [0], dialect: .sqlite))
+        #expect(sqlite.selectClause == #"SELECT "_pk", "title", 0, 0.0, 0.0, '', x'', NULL, "size", "owner" FROM "Listing""#)
+        let postgres = try #require(PartialFetch(entity, fetching: [0, 1], dialect: .postgres))
+        #expect(postgres.selectClause.contains(#""price", CAST(0.0 AS DOUBLE PRECISION), CAST(0.0 AS DOUBLE PRECISION), CAST('' AS TEXT), CAST('' AS BYTEA), NULL"#))
+        #expect(sqlite.unfetched == [1, 2, 3, 4, 5, 6])
+    }
+}
