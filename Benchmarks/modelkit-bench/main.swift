@@ -158,6 +158,7 @@ func run(_ options: Options) throws -> [CaseResult] {
             results += try tableCases(engine: engine, raw: raw, rows: n, options: options)
         }
     }
+    results += try partialFetchCases(rows: n, options: options)
     let parents = n / 10
     results.appendIfPresent(
         try measure("relationship_insert", options) {

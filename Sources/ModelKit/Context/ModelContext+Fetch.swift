@@ -27,7 +27,7 @@ extension ModelContext {
         let pending = seesPendingChanges(descriptor)
         var models = try rows(
             of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true),
-            unfetched: plan.partial?.unfetched ?? [])
+            unfetched: plan.partial?.faults)
         if plan.isCompleteInSQL && !pending { return models }
 
         if pending && plan.isCompleteInSQL {
@@ -211,7 +211,7 @@ extension ModelContext {
     }
 
     /// Runs `sql` and returns a model per row, reusing registered instances.
-    func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, unfetched: [Int] = []) throws -> [T] {
+    func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, unfetched: ModelStorage.Faults? = nil) throws -> [T] {
         try run(on: entity) {
             let statement = try connection(for: entity).statement(sql.text)
             try statement.bind(sql.bindings)

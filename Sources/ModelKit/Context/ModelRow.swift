@@ -5,8 +5,8 @@ public struct ModelRow {
     let entity: Schema.Entity
     /// The context loading the row, for relationships that must load with it.
     unowned(unsafe) let context: ModelContext
-    /// The columns that hold a partial fetch's placeholders, not stored values.
-    var unfetched: [Int] = []
+    /// The faults of the columns that hold a partial fetch's placeholders, not stored values.
+    var unfetched: ModelStorage.Faults?
 
     /// The stored value of the property at `index`, decoded as its type. A relationship starts
     /// empty and loads on first read, except a required to-one, which loads now.

@@ -11,6 +11,8 @@ struct PartialFetch {
     let selectClause: String
     /// The columns that hold placeholders, in order.
     let unfetched: [Int]
+    /// Their faults, which every model the fetch makes shares until one of them loads.
+    let faults: ModelStorage.Faults
 
     /// The partial fetch of `entity` that reads `fetched` (and what sorting needs), or nil when
     /// it would read every column anyway.
@@ -20,6 +22,9 @@ struct PartialFetch {
         let placeholders = Dictionary(uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
         selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.table)"
         self.unfetched = unfetched
+        var faults = ModelStorage.Faults()
+        for column in unfetched { faults.append(.unfetched, at: column) }
+        self.faults = faults
     }
 
     /// The placeholder each attribute of `entity` can hold while a partial fetch leaves it out,

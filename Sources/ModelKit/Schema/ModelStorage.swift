@@ -281,11 +281,11 @@ public final class ModelStorage {
         (handle.context ?? ModelContext(container)).loadUnfetched(columns, of: model)
     }
 
-    /// Marks the attributes at `columns` as left out by a partial fetch: they hold placeholders.
-    func markUnfetched(_ columns: [Int]) {
-        guard !columns.isEmpty else { return }
-        var all = faults ?? [:]
-        for column in columns { all[column] = .unfetched }
+    /// Marks the attributes `unfetched` holds faults for as left out by a partial fetch: they
+    /// hold placeholders. A model without faults shares the fetch's list until it changes.
+    func markUnfetched(_ unfetched: Faults) {
+        guard var all = faults else { return faults = unfetched }
+        for column in unfetched.unfetchedColumns { all[column] = .unfetched }
         faults = all
     }
 }
