@@ -3,15 +3,27 @@ import CompilerPluginSupport
 import Foundation
 import PackageDescription
 
-/// The toolchain's SwiftSyntax lives in `<toolchain>/usr/lib/swift/host`. The manifest process maps
-/// `<toolchain>/usr/lib/swift/pm/ManifestAPI/libPackageDescription.so`, so the host directory is
-/// found from `/proc/self/maps`, or else beside the `swiftc` on `PATH`.
-/// `MODELKIT_SWIFTSYNTAX_HOST` overrides both.
-func swiftSyntaxHostDirectory() -> String {
-    let environment = ProcessInfo.processInfo.environment
-    if let path = environment["MODELKIT_SWIFTSYNTAX_HOST"], !path.isEmpty {
-        return path
-    }
+// Where the macros get SwiftSyntax.
+//
+// - As the root package (this repository's own `swift build` and `swift test`, CI, machines
+//   without network) the macros build against the toolchain's own SwiftSyntax, in
+//   `<toolchain>/usr/lib/swift/host`: no download, and a first build with no swift-syntax to
+//   compile. That needs unsafe flags (`-I`, `-L`, `-rpath`), which SwiftPM refuses in a package
+//   depended on by version.
+// - As a dependency (checked out under `.build/checkouts`, or Xcode's `SourcePackages/checkouts`),
+//   or where the toolchain has no SwiftSyntax, the macros depend on the swift-syntax package,
+//   as macro packages do, with no unsafe flags.
+//
+// `MODELKIT_SWIFT_SYNTAX=toolchain` or `=package` overrides the choice; `MODELKIT_SWIFTSYNTAX_HOST`
+// names the toolchain's SwiftSyntax directory.
+
+let environment = ProcessInfo.processInfo.environment
+
+/// The toolchain's SwiftSyntax directory, if it has one. The manifest process maps
+/// `<toolchain>/usr/lib/swift/pm/ManifestAPI/libPackageDescription.so`, so it is found from
+/// `/proc/self/maps`, or else beside the `swiftc` on `PATH`.
+func toolchainSwiftSyntax() -> String? {
+    if let path = environment["MODELKIT_SWIFTSYNTAX_HOST"], !path.isEmpty { return path }
     var candidates: [String] = []
     // `/proc` files report a size of zero, so read the maps line by line rather than by size.
     let marker = "/pm/ManifestAPI/libPackageDescription.so"
@@ -34,19 +46,58 @@ func swiftSyntaxHostDirectory() -> String {
         candidates.append(resolved.deletingLastPathComponent().appendingPathComponent("lib/swift/host").path)
     }
     return candidates.first { FileManager.default.fileExists(atPath: $0 + "/SwiftSyntax.swiftmodule") }
-        ?? "/usr/lib/swift/host"
 }
 
-let host = swiftSyntaxHostDirectory()
-let swiftSyntaxCompilerFlags: [SwiftSetting] = [.unsafeFlags(["-I", host])]
-let swiftSyntaxLinkerFlags: [LinkerSetting] = [
-    .unsafeFlags(["-L", host, "-Xlinker", "-rpath", "-Xlinker", host]),
-    .linkedLibrary("SwiftSyntax"),
-    .linkedLibrary("SwiftSyntaxMacros"),
-    .linkedLibrary("SwiftSyntaxBuilder"),
-    .linkedLibrary("SwiftDiagnostics"),
-    .linkedLibrary("SwiftCompilerPluginMessageHandling"),
-]
+/// Whether this package is another package's dependency: SwiftPM and Xcode check dependencies
+/// out into a `checkouts` directory.
+let isDependency = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
+
+let toolchainHost: String? =
+    switch environment["MODELKIT_SWIFT_SYNTAX"] {
+    case "package": nil
+    case "toolchain": toolchainSwiftSyntax() ?? "/usr/lib/swift/host"
+    default: isDependency ? nil : toolchainSwiftSyntax()
+    }
+
+/// The macros' SwiftSyntax: the toolchain's libraries by path, or the swift-syntax package's
+/// products. A range of swift-syntax releases, one per supported Swift (6.0 to 6.3).
+let packageDependencies: [Package.Dependency]
+let macroDependencies: [Target.Dependency]
+let macroSettings: [SwiftSetting]
+let macroLinkerSettings: [LinkerSetting]
+let macroTestDependencies: [Target.Dependency]
+let macroTestLinkerSettings: [LinkerSetting]
+if let host = toolchainHost {
+    packageDependencies = []
+    macroDependencies = []
+    macroSettings = [.unsafeFlags(["-I", host])]
+    macroLinkerSettings = [
+        .unsafeFlags(["-L", host, "-Xlinker", "-rpath", "-Xlinker", host]),
+        .linkedLibrary("SwiftSyntax"),
+        .linkedLibrary("SwiftSyntaxMacros"),
+        .linkedLibrary("SwiftSyntaxBuilder"),
+        .linkedLibrary("SwiftDiagnostics"),
+        .linkedLibrary("SwiftCompilerPluginMessageHandling"),
+    ]
+    macroTestDependencies = []
+    macroTestLinkerSettings = macroLinkerSettings + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
+} else {
+    packageDependencies = [.package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"604.0.0")]
+    macroDependencies = [
+        .product(name: "SwiftSyntax", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+        .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+        .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+        .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+    ]
+    macroSettings = []
+    macroLinkerSettings = []
+    macroTestDependencies = [
+        .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+        .product(name: "SwiftParser", package: "swift-syntax"),
+    ]
+    macroTestLinkerSettings = []
+}
 
 #if canImport(Darwin)
 let isApple = true
@@ -69,8 +120,9 @@ var targets: [Target] = [
     ),
     .macro(
         name: "ModelKitMacros",
-        swiftSettings: swiftSyntaxCompilerFlags,
-        linkerSettings: swiftSyntaxLinkerFlags
+        dependencies: macroDependencies,
+        swiftSettings: macroSettings,
+        linkerSettings: macroLinkerSettings
     ),
     .target(
         name: "ModelKit",
@@ -93,9 +145,9 @@ var targets: [Target] = [
     .testTarget(name: "CSQLiteTests", dependencies: ["CSQLite"]),
     .testTarget(
         name: "ModelKitMacrosTests",
-        dependencies: ["ModelKitMacros"],
-        swiftSettings: swiftSyntaxCompilerFlags,
-        linkerSettings: swiftSyntaxLinkerFlags + [.linkedLibrary("SwiftSyntaxMacroExpansion"), .linkedLibrary("SwiftParser")]
+        dependencies: ["ModelKitMacros"] + macroTestDependencies,
+        swiftSettings: macroSettings,
+        linkerSettings: macroTestLinkerSettings
     ),
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
@@ -110,21 +162,26 @@ var targets: [Target] = [
     .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "TestSupport"] + swiftDataDependency),
 ]
 
+/// `SwiftData`, ModelKit under the name SwiftData code imports, exists where Apple's does not: on
+/// Apple platforms `import SwiftData` is Apple's framework, and this package has no such product.
+var products: [Product] = [
+    .library(name: "AppState", targets: ["AppState"]),
+    .library(name: "ModelKit", targets: ["ModelKit"]),
+    .library(name: "ModelKitPostgres", targets: ["ModelKitPostgres"]),
+]
 if !isApple {
     targets += [
         .target(name: "SwiftData", dependencies: ["ModelKit"]),
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData"]),
     ]
+    products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
 }
 
 let package = Package(
     name: "AppState",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
-    products: [
-        .library(name: "AppState", targets: ["AppState"]),
-        .library(name: "ModelKit", targets: ["ModelKit"]),
-        .library(name: "ModelKitPostgres", targets: ["ModelKitPostgres"]),
-    ],
+    products: products,
+    dependencies: packageDependencies,
     targets: targets,
     swiftLanguageModes: [.v6]
 )
