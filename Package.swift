@@ -48,9 +48,11 @@ func toolchainSwiftSyntax() -> String? {
     return candidates.first { FileManager.default.fileExists(atPath: $0 + "/SwiftSyntax.swiftmodule") }
 }
 
-/// Whether this package is another package's dependency: SwiftPM and Xcode check dependencies
-/// out into a `checkouts` directory.
-let isDependency = ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
+/// Whether this package is another package's dependency. While resolving versions, SwiftPM reads
+/// a dependency's manifest from its repository, as `/Package.swift`; afterwards SwiftPM and Xcode
+/// read it from a `checkouts` directory.
+let isDependency = Context.packageDirectory == "/"
+    || ["/.build/checkouts/", "/SourcePackages/checkouts/"].contains { Context.packageDirectory.contains($0) }
 
 let toolchainHost: String? =
     switch environment["MODELKIT_SWIFT_SYNTAX"] {
