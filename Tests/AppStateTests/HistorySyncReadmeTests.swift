@@ -3,7 +3,8 @@ import Foundation
 import SwiftData
 import Testing
 
-// The README's "History and sync" loop, verbatim: if this stops compiling, the README is wrong.
+// The sync loop of the DocC article *Syncing through history*, verbatim: if this stops compiling,
+// the article is wrong.
 
 extension Application {
     var lastSyncedToken: StoredState<DefaultHistoryToken?> { storedState(initial: nil, id: "lastSyncedToken") }

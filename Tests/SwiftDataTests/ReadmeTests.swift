@@ -29,7 +29,7 @@ final class Note {
     #expect(open.map(\.title) == ["Write README"])
 }
 
-// The README's relationships tour.
+// The relationships tour of the DocC article *Relationships*.
 
 @Model final class Shelf {
     var name: String
