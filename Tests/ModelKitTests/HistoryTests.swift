@@ -256,3 +256,39 @@ private func describe(_ change: HistoryChange) -> String {
         #expect(insert.changedPersistentIdentifier.entityName == "TodoItem")
     }
 }
+
+/// A model with a unique attribute: its inserts take the upsert path.
+@Model final class Badge {
+    @Attribute(.unique) var code: String
+    var holder: String
+    init(code: String, holder: String) {
+        self.code = code
+        self.holder = holder
+    }
+}
+
+@Suite struct UniqueInsertHistoryTests {
+    /// On PostgreSQL a model with one unique attribute is upserted at once; its save had recorded
+    /// no history, so other instances and history readers never saw those inserts.
+    @Test(arguments: StoreKind.withPostgres) func insertsAndUpsertsOfUniqueModelsAreInTheHistory(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Badge.self)
+        let context = ModelContext(container)
+        let first = Badge(code: "A", holder: "Ada")
+        context.insert(first)
+        try context.save()
+        let other = ModelContext(container)
+        other.insert(Badge(code: "A", holder: "Alan"))  // the same code: updates the stored row
+        try other.save()
+
+        let transactions = try ModelContext(container).fetchHistory(Transactions())
+        #expect(transactions.count == 2)
+        let changes = transactions.map { $0.changes.map(describe) }
+        #expect(changes == [["insert \(first.persistentModelID)"], ["update \(first.persistentModelID)"]])
+        guard case .update(let update as DefaultHistoryUpdate<Badge>)? = transactions.last?.changes.first else {
+            Issue.record("the upsert is not an update of a Badge")
+            return
+        }
+        #expect(update.updatedAttributes.contains(\Badge.holder))
+    }
+}

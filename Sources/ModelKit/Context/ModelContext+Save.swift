@@ -282,11 +282,19 @@ extension ModelContext {
         }
         let upserts = key == nil ? entity.sql.upserts(for: dialect) : entity.sql.upsertWithKey.map { [$0] } ?? []
         if !dialect.survivesFailedStatements, upserts.count == 1 {
-            // One unique constraint, and a failed insert would need a savepoint: upsert at once.
-            let upsert = try connection.statement(upserts[0])
+            // One unique constraint, and a failed insert would need a savepoint: upsert at once,
+            // and let the statement say whether it inserted, for the history.
+            let sql = dialect.upsertInsertedColumn.map { "\(upserts[0]), \($0)" } ?? upserts[0]
+            let upsert = try connection.statement(sql)
             defer { upsert.reset() }
             try bind(upsert)
-            return try insertedKey(upsert, in: connection, returned: true)
+            let rowID = try insertedKey(upsert, in: connection, returned: true)
+            if dialect.upsertInsertedColumn == nil || upsert.int64(at: 1) == 1 {
+                log.history?.insert(entity: entity.name, rowID: rowID)
+            } else {
+                log.history?.update(entity: entity.name, rowID: rowID, attributes: stored.map { entity.propertyNames[$0] })
+            }
+            return rowID
         }
         let insert = try inserts.statement(for: entity, withKey: key != nil) {
             try connection.statement(key == nil ? entity.sql.insert(for: dialect) : entity.sql.insertWithKey)

@@ -49,6 +49,11 @@ package enum SQLDialect: Sendable {
     /// Whether `INSERT` accepts several `ON CONFLICT` clauses, one per unique constraint.
     var allowsSeveralConflictTargets: Bool { self == .sqlite }
 
+    /// What an upsert's `RETURNING` adds after the key to tell whether it inserted the row (1)
+    /// or updated a stored one (0), where the dialect can say: PostgreSQL's new row versions have
+    /// no deleting transaction (`xmax = 0`).
+    var upsertInsertedColumn: String? { self == .postgres ? "CAST((xmax = 0) AS INTEGER)" : nil }
+
     /// Whether a failed statement leaves the transaction usable. PostgreSQL aborts the whole
     /// transaction, so a statement that may fail on purpose runs inside a savepoint.
     var survivesFailedStatements: Bool { self == .sqlite }
