@@ -67,6 +67,8 @@ final class PostgresStatement: DriverStatement {
     // MARK: Running
 
     private func execute() throws {
+        // Reconnecting starts a new session, without the statements prepared in the old one.
+        try connection.ensureConnected()
         if prepared?.session != connection.session { try prepare() }
         let types = prepared!.types
         var rendered: [PostgresValue.Parameter] = []

@@ -191,6 +191,31 @@ struct PostgresStoreTests {
         #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])).map(\.title) == ["before", "during"])
     }
 
+    /// A read retried after `connectionLost` runs on the new connection: its statement was
+    /// prepared in the old session, and had failed with "prepared statement does not exist".
+    @Test func aReadRetriedAfterALostConnectionPreparesItsStatementAgain() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "kept"))
+        try context.save()
+        let reader = ModelContext(container)
+        let all = FetchDescriptor<TodoItem>()
+        #expect(try reader.fetch(all).count == 1)
+        try database.dropConnections(instance: 1)
+        var lost = 0
+        for _ in 0..<3 {
+            do {
+                #expect(try reader.fetch(all).map(\.title) == ["kept"])
+                break
+            } catch let error as PostgresError where error.kind == .connectionLost {
+                lost += 1
+            }
+        }
+        #expect(lost <= 1, "only the read that met the dropped connection fails")
+        #expect(try reader.fetchCount(all) == 1)
+    }
+
     @Test func batchDeletesAndCountsRunOnTheServer() throws {
         let database = PostgresTestDatabase()
         let container = try database.container(for: TodoItem.self)
