@@ -27,7 +27,7 @@ extension ModelContext {
         let pending = seesPendingChanges(descriptor)
         var models = try rows(
             of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true),
-            unfetched: plan.partial?.faults)
+            partial: plan.partial)
         if plan.isCompleteInSQL && !pending { return models }
 
         if pending && plan.isCompleteInSQL {
@@ -200,10 +200,9 @@ extension ModelContext {
         }
         mergeChanges()
         let entity = try entity(for: T.self)
-        if let unknown = descriptor.propertiesToFetch.first(where: { entity.column(for: $0) == nil }) {
-            throw ModelKitError.invalidFetchDescriptor("propertiesToFetch names \(unknown), which is not a persisted property of \(T.self)")
-        }
-        let plan = FetchPlan(descriptor, entity: entity, dialect: container.store(for: entity).dialect)
+        let dialect = container.store(for: entity).dialect
+        let partial = descriptor.propertiesToFetch.isEmpty ? nil : try PartialFetch(descriptor, entity: entity, dialect: dialect)
+        let plan = FetchPlan(descriptor, entity: entity, dialect: dialect, partial: partial)
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")
         }
@@ -211,7 +210,7 @@ extension ModelContext {
     }
 
     /// Runs `sql` and returns a model per row, reusing registered instances.
-    func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, unfetched: ModelStorage.Faults? = nil) throws -> [T] {
+    func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, partial: PartialFetch? = nil) throws -> [T] {
         try run(on: entity) {
             let statement = try connection(for: entity).statement(sql.text)
             try statement.bind(sql.bindings)
@@ -219,7 +218,7 @@ extension ModelContext {
             let models = ReferenceCollector()
             let refreshing = isBehindStore
             while try statement.step() {
-                let row = ModelRow(statement: statement, entity: entity, context: self, unfetched: unfetched)
+                let row = ModelRow(statement: statement, entity: entity, context: self, partial: partial)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
             return models.take(as: T.self)

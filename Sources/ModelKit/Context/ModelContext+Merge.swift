@@ -115,7 +115,7 @@ extension ModelContext {
         var movedToOnes: [(index: Int, relationship: RelationshipInfo, stored: SQLValue, current: SQLValue)] = []
         // A column the row or the model holds a partial fetch's placeholder for is left alone:
         // the model's loads from the row on first read.
-        let unfetched = (row.unfetched?.unfetchedColumns ?? []) + (storage.faults?.unfetchedColumns ?? [])
+        let unfetched = (row.partial?.unfetched ?? []) + (storage.faults?.unfetchedColumns ?? [])
         for index in entity.columns.indices
         where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil && (unfetched.isEmpty || !unfetched.contains(index)) {
             let stored = row.stored(at: index)

@@ -376,7 +376,7 @@ public final class ModelContext {
             storage.faults = row.faults
             storage.relationshipsMayDisagree = true  // what the row holds, not what setters kept in step
         }
-        if let unfetched = row.unfetched { storage.markUnfetched(unfetched) }
+        if let partial = row.partial { storage.markUnfetched(partial.faults) }
         storage.enter(link(for: row.entity).handle)
         registered.insertUnlessPresent(model, for: key)
         return model

@@ -5,8 +5,9 @@ public struct ModelRow {
     let entity: Schema.Entity
     /// The context loading the row, for relationships that must load with it.
     unowned(unsafe) let context: ModelContext
-    /// The faults of the columns that hold a partial fetch's placeholders, not stored values.
-    var unfetched: ModelStorage.Faults?
+    /// The partial fetch the row is of, whose columns left out hold placeholders; nil for a row
+    /// of every column. A reference, so that rows copy in generic code as cheaply as before.
+    var partial: PartialFetch?
 
     /// The stored value of the property at `index`, decoded as its type. A relationship starts
     /// empty and loads on first read, except a required to-one, which loads now.

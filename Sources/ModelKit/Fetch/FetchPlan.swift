@@ -21,7 +21,9 @@ struct FetchPlan {
     /// every column.
     let partial: PartialFetch?
 
-    init<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite) {
+    init<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite, partial: PartialFetch? = nil
+    ) {
         self.dialect = dialect
         self.entity = entity
         fetchLimit = descriptor.fetchLimit
@@ -41,13 +43,7 @@ struct FetchPlan {
         self.untranslated = untranslated
         storedOrder = SortSQL.storedOrder(descriptor.sortBy, entity: entity)
         orderBy = SortSQL.orderBy(storedOrder, entity: entity)
-        if descriptor.propertiesToFetch.isEmpty {
-            partial = nil
-        } else {
-            // Sorting in memory, with unsaved changes, compares the sort properties' values.
-            let keyPaths = descriptor.propertiesToFetch.map { $0 as AnyKeyPath } + descriptor.sortBy.compactMap { $0.keyPath as AnyKeyPath? }
-            partial = PartialFetch(entity, fetching: Set(keyPaths.compactMap(entity.column(for:))), dialect: dialect)
-        }
+        self.partial = partial
     }
 
     /// Whether SQLite sees the whole filter.

@@ -6,7 +6,7 @@
 /// as every fetch's do: nil for an optional, else the zero of the column's storage (`0`, `''`,
 /// an empty blob) when the property's type decodes it. Relationships, and attributes whose
 /// type has no such value (a `Codable` struct, a `URL`), are always read.
-struct PartialFetch {
+final class PartialFetch {
     /// The select clause, `SELECT … FROM <table>`.
     let selectClause: String
     /// The columns that hold placeholders, in order.
@@ -14,8 +14,27 @@ struct PartialFetch {
     /// Their faults, which every model the fetch makes shares until one of them loads.
     let faults: ModelStorage.Faults
 
-    /// The partial fetch of `entity` that reads `fetched` (and what sorting needs), or nil when
-    /// it would read every column anyway.
+    /// The partial fetch `descriptor`'s `propertiesToFetch` asks for, or nil when it would read
+    /// every column anyway. The sort's properties are read too: sorting in memory, with unsaved
+    /// changes, compares their values.
+    /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` for a key path that is no
+    ///   persisted property.
+    convenience init?<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect) throws {
+        var fetched = Set<Int>()
+        for keyPath in descriptor.propertiesToFetch {
+            guard let column = entity.column(for: keyPath) else {
+                throw ModelKitError.invalidFetchDescriptor("propertiesToFetch names \(keyPath), which is not a persisted property of \(T.self)")
+            }
+            fetched.insert(column)
+        }
+        for sort in descriptor.sortBy {
+            if let keyPath = sort.keyPath, let column = entity.column(for: keyPath) { fetched.insert(column) }
+        }
+        self.init(entity, fetching: fetched, dialect: dialect)
+    }
+
+    /// The partial fetch of `entity` that reads `fetched`, or nil when it would read every column
+    /// anyway.
     init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
         let unfetched = entity.properties.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
