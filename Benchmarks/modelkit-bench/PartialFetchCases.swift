@@ -2,9 +2,9 @@ import Foundation
 import ModelKit
 
 #if canImport(SQLite3)
-import SQLite3
+    import SQLite3
 #else
-import CSQLite
+    import CSQLite
 #endif
 
 /// A model of eight attributes, for fetches that read two of them.
@@ -38,7 +38,8 @@ final class BenchWide {
 func partialFetchCases(rows n: Int, options: Options) throws -> [CaseResult] {
     guard options.wants("fetch_all_wide", "fetch_all_partial") else { return [] }
     return try withTemporaryDirectory { directory in
-        let container = try ModelContainer(for: BenchWide.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("engine.store")))
+        let container = try ModelContainer(
+            for: BenchWide.self, configurations: ModelConfiguration(url: directory.appendingPathComponent("engine.store")))
         let context = ModelContext(container)
         for i in 0..<n { context.insert(BenchWide(i)) }
         try context.save()
@@ -104,7 +105,8 @@ final class RawWide {
         exec("BEGIN IMMEDIATE")
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         let insert = prepare(
-            #"INSERT INTO "BenchWide" ("title", "subtitle", "body", "price", "quantity", "rating", "createdAt", "isActive") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"#)
+            #"INSERT INTO "BenchWide" ("title", "subtitle", "body", "price", "quantity", "rating", "createdAt", "isActive") VALUES (?, ?, ?, ?, ?, ?, ?, ?)"#
+        )
         for i in 0..<rows {
             let item = BenchWide(i)
             sqlite3_bind_text(insert, 1, item.title, -1, transient)
@@ -126,14 +128,16 @@ final class RawWide {
 
     func fetchAll() -> [Row] {
         let statement = prepare(
-            #"SELECT "_pk", "title", "subtitle", "body", "price", "quantity", "rating", "createdAt", "isActive" FROM "BenchWide""#)
+            #"SELECT "_pk", "title", "subtitle", "body", "price", "quantity", "rating", "createdAt", "isActive" FROM "BenchWide""#
+        )
         defer { sqlite3_finalize(statement) }
         var rows: [Row] = []
         while sqlite3_step(statement) == SQLITE_ROW {
             rows.append(
                 Row(
                     pk: sqlite3_column_int64(statement, 0), title: String(cString: sqlite3_column_text(statement, 1)),
-                    subtitle: String(cString: sqlite3_column_text(statement, 2)), body: String(cString: sqlite3_column_text(statement, 3)),
+                    subtitle: String(cString: sqlite3_column_text(statement, 2)),
+                    body: String(cString: sqlite3_column_text(statement, 3)),
                     price: Int(sqlite3_column_int64(statement, 4)), quantity: Int(sqlite3_column_int64(statement, 5)),
                     rating: sqlite3_column_double(statement, 6), createdAt: sqlite3_column_double(statement, 7),
                     isActive: sqlite3_column_int64(statement, 8) != 0))

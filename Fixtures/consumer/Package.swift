@@ -17,7 +17,7 @@ let package = Package(
                 .product(name: "AppState", package: "AppState"),
                 // Apple platforms have Apple's SwiftData; elsewhere `import SwiftData` is ModelKit.
                 .product(name: "SwiftData", package: "AppState", condition: .when(platforms: [.linux, .windows, .android])),
-            ]),
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,24 +1,25 @@
 import XCTest
+
 @testable import AppState
 
 // Shaped like AppState 3.0.1's own `OptionalSliceTests`: an optional state whose parts are
 // optional (`username`) and not (`isLoading`, `value`), read and written through
 // `@OptionalSlice`, `@OptionalConstant` and `Application.slice`, with no type annotations.
 
-fileprivate struct ExampleValue {
+private struct ExampleValue {
     var username: String?
     var isLoading: Bool
     let value: String
 }
 
-fileprivate extension Application {
-    var optionalSliceExample: State<ExampleValue?> {
+extension Application {
+    fileprivate var optionalSliceExample: State<ExampleValue?> {
         state(initial: ExampleValue(username: nil, isLoading: false, value: "value"), id: "optionalSliceExample")
     }
 }
 
 @MainActor
-fileprivate final class ExampleViewModel {
+private final class ExampleViewModel {
     @OptionalSlice(\.optionalSliceExample, \.username) var username
     @OptionalConstant(\.optionalSliceExample, \.value) var value
     @OptionalSlice(\.optionalSliceExample, \.isLoading) var isLoading

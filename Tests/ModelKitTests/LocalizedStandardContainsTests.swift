@@ -36,9 +36,11 @@ import Testing
         let fresh = ModelContext(container)
         for needle in Self.needles {
             let expected = Self.names.filter { $0.localizedStandardContains(needle) }.sorted()
-            let found = try fresh.fetch(FetchDescriptor<Grocery>(predicate: #Predicate { $0.name.localizedStandardContains(needle) }))
+            let found = try fresh.fetch(
+                FetchDescriptor<Grocery>(predicate: #Predicate { $0.name.localizedStandardContains(needle) }))
             #expect(found.map(\.name).sorted() == expected, "needle \(needle)")
-            let count = try fresh.fetchCount(FetchDescriptor<Grocery>(predicate: #Predicate { $0.name.localizedStandardContains(needle) }))
+            let count = try fresh.fetchCount(
+                FetchDescriptor<Grocery>(predicate: #Predicate { $0.name.localizedStandardContains(needle) }))
             #expect(count == expected.count, "needle \(needle)")
         }
     }

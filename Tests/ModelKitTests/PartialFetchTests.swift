@@ -40,7 +40,9 @@ struct Dimensions: Codable, Hashable {
 /// `FetchDescriptor.propertiesToFetch`: a fetch reads the named properties only; the others load
 /// on first read, and nothing else changes.
 @Suite struct PartialFetchTests {
-    func descriptor(_ keyPaths: [PartialKeyPath<Listing>], sortBy: [SortDescriptor<Listing>] = [SortDescriptor(\.price)]) -> FetchDescriptor<Listing> {
+    func descriptor(_ keyPaths: [PartialKeyPath<Listing>], sortBy: [SortDescriptor<Listing>] = [SortDescriptor(\.price)])
+        -> FetchDescriptor<Listing>
+    {
         var descriptor = FetchDescriptor<Listing>(sortBy: sortBy)
         descriptor.propertiesToFetch = keyPaths
         return descriptor
@@ -61,7 +63,8 @@ struct Dimensions: Codable, Hashable {
         return (store, container)
     }
 
-    @Test(arguments: StoreKind.withPostgres) func onlyTheNamedPropertiesAreReadAndTheOthersLoadOnFirstRead(kind: StoreKind) throws {
+    @Test(arguments: StoreKind.withPostgres) func onlyTheNamedPropertiesAreReadAndTheOthersLoadOnFirstRead(kind: StoreKind) throws
+    {
         let (store, container) = try seeded(kind)
         defer { withExtendedLifetime(store) {} }
         let context = ModelContext(container)
@@ -175,7 +178,10 @@ struct Dimensions: Codable, Hashable {
         let sqlite = try #require(PartialFetch(entity, fetching: [0], dialect: .sqlite))
         #expect(sqlite.selectClause == #"SELECT "_pk", "title", 0, 0.0, 0.0, '', x'', NULL, "size", "owner" FROM "Listing""#)
         let postgres = try #require(PartialFetch(entity, fetching: [0, 1], dialect: .postgres))
-        #expect(postgres.selectClause.contains(#""price", CAST(0.0 AS DOUBLE PRECISION), CAST(0.0 AS DOUBLE PRECISION), CAST('' AS TEXT), CAST('' AS BYTEA), NULL"#))
+        #expect(
+            postgres.selectClause.contains(
+                #""price", CAST(0.0 AS DOUBLE PRECISION), CAST(0.0 AS DOUBLE PRECISION), CAST('' AS TEXT), CAST('' AS BYTEA), NULL"#
+            ))
         #expect(sqlite.unfetched == [1, 2, 3, 4, 5, 6])
     }
 }

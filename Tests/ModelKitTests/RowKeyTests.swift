@@ -3,7 +3,7 @@ import Testing
 
 @testable import ModelKit
 
-/// Primary keys on SQLite are handed out by the engine (``RowKeys``), never reused.
+/// Primary keys on SQLite are handed out by the engine (``RowKeyDispenser``), never reused.
 @Suite struct RowKeyTests {
     private func insert(_ titles: [String], into container: ModelContainer) throws -> [Int64] {
         let context = ModelContext(container)

@@ -50,31 +50,33 @@ extension Application {
 
         /// Inserts a model and saves. If the save fails, the insert is undone.
         @MainActor public func insert(_ model: Model, fileID: String = #fileID, line: Int = #line) {
-            undoingOnFailure("insert", fileID: fileID, line: line) { try strict.insert(model) }
+            undoingOnFailure("insert", fileID: fileID, line: line) { context in context.insert(model) }
         }
 
         /// Deletes a model and saves. If the save fails, the delete is undone.
         @MainActor public func delete(_ model: Model, fileID: String = #fileID, line: Int = #line) {
-            undoingOnFailure("delete", fileID: fileID, line: line) { try strict.delete(model) }
+            undoingOnFailure("delete", fileID: fileID, line: line) { context in context.delete(model) }
         }
 
         /// Saves the context's pending changes. If the save fails, they stay pending.
         @MainActor public func save(fileID: String = #fileID, line: Int = #line) {
-            undoingOnFailure("save", fileID: fileID, line: line) { try strict.save() }
+            undoingOnFailure("save", fileID: fileID, line: line) { _ in }
         }
 
         /// Deletes exactly the models ``models`` returns, honouring the descriptor's predicate,
         /// limit and offset, and saves. If the save fails, the deletes are undone.
         @MainActor public func deleteAll(fileID: String = #fileID, line: Int = #line) {
-            undoingOnFailure("deleteAll", fileID: fileID, line: line) { try strict.deleteAll() }
+            undoingOnFailure("deleteAll", fileID: fileID, line: line) { context in
+                for model in try context.fetch(fetchDescriptor()) { context.delete(model) }
+            }
         }
 
-        /// Runs a mutation in the context's `transaction`, which undoes it in the context when it
-        /// throws, and logs the error.
+        /// Runs a mutation in the context's `transaction`, which saves once at its end and, if the
+        /// mutation or the save throws, undoes it in the context; logs the error.
         @MainActor
-        private func undoingOnFailure(_ operation: String, fileID: String, line: Int, _ body: () throws -> Void) {
+        private func undoingOnFailure(_ operation: String, fileID: String, line: Int, _ mutation: (ModelContext) throws -> Void) {
             let context = context
-            lenient(operation, fileID: fileID, line: line) { try context.transaction(block: body) }
+            lenient(operation, fileID: fileID, line: line) { try context.transaction { try mutation(context) } }
         }
 
         @MainActor

@@ -36,7 +36,7 @@ extension ModelContext {
                 try connection.transaction {
                     let keys = try steps.flatMap { step in
                         guard case .statement(let deleting, let selecting) = step.sql else {
-                            return try RowKeys.all(of: entity.sql, in: connection)
+                            return try RowKeyDispenser.all(of: entity.sql, in: connection)
                         }
                         let statement = try connection.statement(followsRules ? selecting : deleting)
                         try statement.bind(step.bindings)

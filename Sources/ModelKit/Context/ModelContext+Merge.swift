@@ -80,7 +80,8 @@ extension ModelContext {
             guard let entity = entities[id] else { continue }
             for start in stride(from: 0, to: keys.count, by: 500) {
                 let chunk = keys[start..<min(start + 500, keys.count)]
-                let sql = SQL(text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
+                let sql = SQL(
+                    text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
                 var found = Set<Int64>()
                 try run(on: entity) {
                     let statement = try connection(for: entity).statement(sql.text)
@@ -117,7 +118,9 @@ extension ModelContext {
         // the model's loads from the row on first read.
         let unfetched = (row.partial?.unfetched ?? []) + (storage.faults?.unfetchedColumns ?? [])
         for index in entity.columns.indices
-        where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil && (unfetched.isEmpty || !unfetched.contains(index)) {
+        where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil
+            && (unfetched.isEmpty || !unfetched.contains(index))
+        {
             let stored = row.stored(at: index)
             guard let relationship = entity.relationshipsByColumn[index] else {
                 if try stored != model._modelKitValue(at: index) {

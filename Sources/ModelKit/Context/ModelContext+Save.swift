@@ -511,7 +511,7 @@ struct UpdateKey: Hashable {
 /// A save's inserts: each entity's insert statement, looked up once a save rather than by its SQL
 /// text once a row, and the keys the engine hands out.
 struct SaveInserts {
-    var keys = RowKeys()
+    var keys = RowKeyDispenser()
     /// A save has few entities, so a short list.
     private var statements: [(entity: Schema.Entity, withKey: Bool, statement: Statement)] = []
 

@@ -14,7 +14,8 @@ extension ModelContext {
                 return try columns.map { (entity.columns[$0], try entity.decode(row.stored(at: $0), at: $0)) }
             }
             guard let values else {
-                ModelKitDebugLog.error("\(type(of: model)) \(rowID) was deleted before its properties left out by propertiesToFetch loaded")
+                ModelKitDebugLog.error(
+                    "\(type(of: model)) \(rowID) was deleted before its properties left out by propertiesToFetch loaded")
                 return forgetDeletedElsewhere(model)
             }
             storage.loading {

@@ -23,7 +23,8 @@ final class PartialFetch {
         var fetched = Set<Int>()
         for keyPath in descriptor.propertiesToFetch {
             guard let column = entity.column(for: keyPath) else {
-                throw ModelKitError.invalidFetchDescriptor("propertiesToFetch names \(keyPath), which is not a persisted property of \(T.self)")
+                throw ModelKitError.invalidFetchDescriptor(
+                    "propertiesToFetch names \(keyPath), which is not a persisted property of \(T.self)")
             }
             fetched.insert(column)
         }
@@ -38,7 +39,8 @@ final class PartialFetch {
     init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
         let unfetched = entity.properties.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
-        let placeholders = Dictionary(uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
+        let placeholders = Dictionary(
+            uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
         selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.table)"
         self.unfetched = unfetched
         var faults = ModelStorage.Faults()
@@ -51,7 +53,9 @@ final class PartialFetch {
     static func placeholders(of entity: Schema.Entity) -> [SQLValue?] {
         entity.properties.indices.map { index in
             let property = entity.properties[index]
-            guard entity.relationshipsByColumn[index] == nil, property.isStoredInTable, let codec = property.codec else { return nil }
+            guard entity.relationshipsByColumn[index] == nil, property.isStoredInTable, let codec = property.codec else {
+                return nil
+            }
             let zero: SQLValue =
                 switch codec.affinity {
                 case .integer: .integer(0)

@@ -1,7 +1,8 @@
 /// The conversions the code ``Model()`` generates for relationship properties uses, one overload
 /// per shape a relationship can have (a model, an optional model, an array of models, an
-/// optional array of models, as CloudKit asks for) and a fallback for every other type. The compiler picks the overload from the property's declared
-/// type, so the generated accessors convert without key paths or dynamic casts. Not for direct use.
+/// optional array of models, as CloudKit asks for) and a fallback for every other type. The
+/// compiler picks the overload from the property's declared type, so the generated accessors
+/// convert without key paths or dynamic casts. Not for direct use.
 
 /// The models a property's value holds: none for a value that is not a relationship.
 @inlinable public func _modelKitRelationshipModels<Value>(_ value: Value) -> [any PersistentModel] { [] }
@@ -16,7 +17,9 @@
 @inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]) -> [any PersistentModel] { value }
 
 /// An optional to-many holds its elements; nil holds none.
-@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]?) -> [any PersistentModel] { value ?? [] }
+@inlinable public func _modelKitRelationshipModels<Target: PersistentModel>(_ value: [Target]?) -> [any PersistentModel] {
+    value ?? []
+}
 
 /// Whether a property's value holds `model`: never for a value that is not a relationship.
 @inlinable public func _modelKitRelationshipHolds<Value>(_ value: Value, _ model: AnyObject) -> Bool { false }
@@ -47,7 +50,9 @@
     models.map { ($0 as AnyObject) as! Target }
 }
 
-@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(holding models: [any PersistentModel], as type: [Target]?.Type) -> [Target]?? {
+@inlinable public func _modelKitRelationshipValue<Target: PersistentModel>(
+    holding models: [any PersistentModel], as type: [Target]?.Type
+) -> [Target]?? {
     .some(models.map { ($0 as AnyObject) as! Target })
 }
 
@@ -87,7 +92,9 @@
 
 /// Makes an optional to-many include `model` or leave it out, as a to-many does; nil counts as
 /// empty.
-@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(_ model: AnyObject, _ isIncluded: Bool, in value: inout [Target]?) -> Bool {
+@inlinable public func _modelKitRelationshipInclude<Target: PersistentModel>(
+    _ model: AnyObject, _ isIncluded: Bool, in value: inout [Target]?
+) -> Bool {
     var list = value ?? []
     guard _modelKitRelationshipInclude(model, isIncluded, in: &list) else { return false }
     value = list

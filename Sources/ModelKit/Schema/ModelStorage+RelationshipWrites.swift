@@ -39,7 +39,8 @@ extension ModelStorage {
 
     /// An optional to-many: as a to-many, with nil holding no model.
     public func mutate<Model: PersistentModel, Target: PersistentModel>(
-        _ model: Model, keyPath: KeyPath<Model, [Target]?>, column: Int, from old: [Target]?, to new: [Target]?, _ write: () -> Void
+        _ model: Model, keyPath: KeyPath<Model, [Target]?>, column: Int, from old: [Target]?, to new: [Target]?,
+        _ write: () -> Void
     ) {
         mutateRelationship(model, keyPath: keyPath, column: column, write) { relationship in
             relationship.maintainInverse(of: model, from: old ?? [], to: new ?? [])

@@ -233,7 +233,8 @@ public final class ModelStorage {
 
     /// Runs `write`, telling Observation's observers if the model has any: observing a model
     /// starts with a read, which makes the registrar.
-    private func withMutation<Model: PersistentModel, Value>(of model: Model, keyPath: KeyPath<Model, Value>, _ write: () -> Void) {
+    private func withMutation<Model: PersistentModel, Value>(of model: Model, keyPath: KeyPath<Model, Value>, _ write: () -> Void)
+    {
         guard let observers else { return write() }
         observers.registrar.withMutation(of: model, keyPath: keyPath, write)
     }
@@ -267,7 +268,9 @@ public final class ModelStorage {
     private func resolveFault(_ model: some PersistentModel, column: Int) {
         if case .unfetched? = faults?[column] { return loadUnfetched(of: model) }
         guard let fault = takeFault(at: column) else { return }
-        guard let handle, let container = handle.container, let relationship = entity?.relationshipsByColumn[column] else { return }
+        guard let handle, let container = handle.container, let relationship = entity?.relationshipsByColumn[column] else {
+            return
+        }
         (handle.context ?? ModelContext(container)).load(fault, of: relationship, into: model)
     }
 
@@ -284,7 +287,10 @@ public final class ModelStorage {
     /// Marks the attributes `unfetched` holds faults for as left out by a partial fetch: they
     /// hold placeholders. A model without faults shares the fetch's list until it changes.
     func markUnfetched(_ unfetched: Faults) {
-        guard var all = faults else { return faults = unfetched }
+        guard var all = faults else {
+            faults = unfetched
+            return
+        }
         for column in unfetched.unfetchedColumns { all[column] = .unfetched }
         faults = all
     }

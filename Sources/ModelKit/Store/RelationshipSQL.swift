@@ -191,7 +191,7 @@ enum RelationshipSQL {
 enum BatchDeleteStep {
     /// SQL that deletes rows and returns their keys, and a form that only selects those keys.
     case statement(deleting: String, selecting: String)
-    /// Reading every key of the table (see ``RowKeys/all(of:in:)``), before a bare `DELETE`
+    /// Reading every key of the table (see ``RowKeyDispenser/all(of:in:)``), before a bare `DELETE`
     /// that returns none.
     case everyKey
 }

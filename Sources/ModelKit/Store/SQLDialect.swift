@@ -29,7 +29,7 @@ package enum SQLDialect: Sendable {
 
     /// The primary key column of a model's table. Keys are never reused, so that a key a context
     /// still holds for a deleted row can never name a newer one: PostgreSQL's identity column
-    /// never reuses one, and on SQLite the engine hands them out (see ``RowKeys``), since a plain
+    /// never reuses one, and on SQLite the engine hands them out (see ``RowKeyDispenser``), since a plain
     /// `INTEGER PRIMARY KEY` reuses the largest key once its row is deleted and `AUTOINCREMENT`
     /// costs a write of `sqlite_sequence` per row. Tables made with `AUTOINCREMENT` keep it.
     var primaryKeyDefinition: String {
@@ -39,7 +39,7 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// Whether the engine hands out new rows' keys (``RowKeys``) rather than the database.
+    /// Whether the engine hands out new rows' keys (``RowKeyDispenser``) rather than the database.
     var handsOutKeys: Bool { self == .sqlite }
 
     /// Whether an insert returns its row's key (`RETURNING "_pk"`) rather than the connection

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(SQLite3)
-internal import SQLite3
+    internal import SQLite3
 #else
-internal import CSQLite
+    internal import CSQLite
 #endif
 
 /// The SQL functions every SQLite connection of ModelKit's has, for predicates whose answer only

@@ -25,7 +25,7 @@ struct TableSQL: Sendable {
     /// reading the rows.
     let keyRange: String
     /// The largest key the table has had, by its rows and by its mark, and then by its
-    /// `sqlite_sequence` entry (see ``RowKeys``): bind the mark's name, then the table's name.
+    /// `sqlite_sequence` entry (see ``RowKeyDispenser``): bind the mark's name, then the table's name.
     let largestKey: (withoutSequence: String, withSequence: String)
     /// ``select`` for one row, by primary key.
     let selectByPrimaryKey: String
@@ -35,7 +35,7 @@ struct TableSQL: Sendable {
     /// not tell it.
     let insertReturningKey: String
     /// An insert of the primary key and every column, for dialects where the engine hands out
-    /// keys (see ``RowKeys``).
+    /// keys (see ``RowKeyDispenser``).
     let insertWithKey: String
     /// ``insertWithKey`` as an upsert on every unique constraint, returning the row's primary key
     /// (the stored row's, after a conflict). Nil without unique constraints.
@@ -114,10 +114,13 @@ struct TableSQL: Sendable {
     }
 
     private static func selectList(
-        _ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]
+        _ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?,
+        replacing placeholders: [Int: String] = [:]
     ) -> String {
         let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
-        let selected = properties.indices.map { placeholders[$0] ?? (properties[$0].isStoredInTable ? prefix + columns[$0] : "NULL") }
+        let selected = properties.indices.map { index in
+            placeholders[index] ?? (properties[index].isStoredInTable ? prefix + columns[index] : "NULL")
+        }
         return ([prefix + quotedPrimaryKey] + selected).joined(separator: ", ")
     }
 

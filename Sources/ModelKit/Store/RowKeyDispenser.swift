@@ -8,7 +8,7 @@
 /// tables made before this scheme, their `sqlite_sequence` entry); ``record(in:)`` moves the marks
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
-struct RowKeys {
+struct RowKeyDispenser {
     /// Each entity of the save and its next key. A save has few entities, and rows of one come in
     /// runs, so the last one used is looked at first.
     private var next: [Next] = []
