@@ -457,3 +457,21 @@ where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
         falseBranch.collect(into: &leaves)
     }
 }
+
+/// `string.localizedStandardContains(other)`: in SQL where the dialect gives Swift's own answer
+/// (SQLite calls back into Swift), else untranslatable, so the fetch filters in Swift.
+extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable
+where Root: SQLTranslatable, Other: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+        guard Root.Output.self == String.self, Other.Output.self == String.self,
+            let contains = translator.dialect.localizedStandardContains(
+                try other.sql(in: &translator), in: try root.sql(in: &translator))
+        else { throw Untranslatable(self) }
+        return contains
+    }
+
+    func collect(into leaves: inout PredicateLeaves) {
+        other.collect(into: &leaves)
+        root.collect(into: &leaves)
+    }
+}
