@@ -31,8 +31,10 @@ final class Connection {
     /// Called with each SQL text the connection prepares or executes, for tests and debugging.
     var trace: ((String) -> Void)?
 
-    /// Opens the database at `path` (a file path, or a `file:` URI), creating it if needed.
-    init(path: String, readOnly: Bool = false) throws {
+    /// Opens the database at `path` (a file path, or a `file:` URI), creating it if needed; a
+    /// locked database is waited for up to `busyTimeout` milliseconds. The store's connections
+    /// come from ``ConnectionConfiguration``.
+    init(path: String, readOnly: Bool = false, busyTimeout: Int32 = ConnectionConfiguration.standard.busyTimeout) throws {
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
@@ -45,7 +47,7 @@ final class Connection {
         backend = .sqlite(handle)
         dialect = .sqlite
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, 5_000)
+        sqlite3_busy_timeout(handle, busyTimeout)
         SQLiteFunctions.register(on: handle)
     }
 

@@ -64,7 +64,7 @@ final class Store: @unchecked Sendable {
                     url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
                     recordsHistory: recordsHistory, allowsSave: allowsSave
                 ) {
-                    if !isInMemory { try writer.execute("PRAGMA journal_mode = WAL") }
+                    try ConnectionConfiguration.standard.prepareStore(through: writer, isInMemory: isInMemory)
                 }
                 if hasHistory { try access.followHistory(through: writer) }
                 // Switching a new file to WAL moves the writer's data version: take that in now, so

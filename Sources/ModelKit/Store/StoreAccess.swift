@@ -89,9 +89,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Opens a connection with the settings every connection to the store gets.
     private static func connect(_ path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws -> Connection {
         if let driver { return Connection(driver: try driver.connect(), dialect: driver.dialect) }
-        let connection = try Connection(path: path)
-        if !isInMemory { try connection.execute("PRAGMA synchronous = NORMAL") }
-        return connection
+        return try ConnectionConfiguration.standard.connect(path, isInMemory: isInMemory)
     }
 
     // MARK: Writing
@@ -198,7 +196,8 @@ final class StoreAccess: @unchecked Sendable {
     func checkIn(_ connection: Connection) {
         connection.trace = nil
         idle.withLock { idle in
-            if idle.count < 4 { idle.append(IdleConnection(connection: connection)) }
+            guard idle.count < ConnectionConfiguration.standard.idleReaderLimit else { return }
+            idle.append(IdleConnection(connection: connection))
         }
     }
 
