@@ -75,7 +75,7 @@ func partialFetchCases(rows n: Int, options: Options) throws -> [CaseResult] {
 }
 
 /// The raw side: the same table, read whole or two columns at a time into plain structs.
-final class RawWide {
+final class RawWide: RawSQLiteDatabase {
     struct Row {
         var pk: Int64
         var title: String
@@ -94,7 +94,7 @@ final class RawWide {
         var price: Int
     }
 
-    private var db: OpaquePointer?
+    private(set) var db: OpaquePointer?
 
     init(path: String, rows: Int) {
         guard sqlite3_open(path, &db) == SQLITE_OK else { fatalError("cannot open \(path)") }
@@ -157,16 +157,4 @@ final class RawWide {
         }
         return rows
     }
-
-    private func prepare(_ sql: String) -> OpaquePointer? {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { fatalError(message) }
-        return statement
-    }
-
-    private func exec(_ sql: String) {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(message) }
-    }
-
-    private var message: String { String(cString: sqlite3_errmsg(db)) }
 }

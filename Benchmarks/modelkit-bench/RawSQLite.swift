@@ -10,8 +10,8 @@ private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 /// The floor: each case written by hand against SQLite's C API, reading into plain structs, with
 /// prepared statements, one transaction per write, and the engine's schema and indexes.
-final class RawStore {
-    private var db: OpaquePointer?
+final class RawStore: RawSQLiteDatabase {
+    private(set) var db: OpaquePointer?
 
     init(path: String) {
         guard sqlite3_open(path, &db) == SQLITE_OK else { fatalError("cannot open \(path)") }
@@ -216,15 +216,23 @@ final class RawStore {
         return items
     }
 
-    private func prepare(_ sql: String) -> OpaquePointer? {
+}
+
+/// A raw side's SQLite connection: statements prepared and run by hand, a failure fatal.
+protocol RawSQLiteDatabase: AnyObject {
+    var db: OpaquePointer? { get }
+}
+
+extension RawSQLiteDatabase {
+    func prepare(_ sql: String) -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { fatalError(message) }
         return statement
     }
 
-    private func exec(_ sql: String) {
+    func exec(_ sql: String) {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { fatalError(message) }
     }
 
-    private var message: String { String(cString: sqlite3_errmsg(db)) }
+    var message: String { String(cString: sqlite3_errmsg(db)) }
 }
