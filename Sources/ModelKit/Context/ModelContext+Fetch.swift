@@ -72,7 +72,7 @@ extension ModelContext {
         // search from where the previous one went: a few comparisons per unsaved model. On SQLite
         // they compare as SQLite ordered the rows, by stored values, which is also much cheaper
         // than a sort descriptor's comparison.
-        let storedOrder = plan.dialect == .sqlite ? plan.storedOrder : nil
+        let storedOrder = plan.dialect.ordersAsStoredValuesCompare ? plan.storedOrder : nil
         func compare(_ lhs: T, _ rhs: T) -> ComparisonResult {
             if let storedOrder, let result = SortSQL.compare(lhs, rhs, by: storedOrder) { return result }
             return self.compare(lhs, rhs, using: descriptor.sortBy)

@@ -61,7 +61,7 @@ extension ModelContext {
     func pendingResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> UnloadedResults<T>? {
         guard plan.isCompleteInSQL, let storedOrder = plan.storedOrder else { return nil }
         let keepsOrder = descriptor.sortBy.isEmpty
-        guard keepsOrder || plan.dialect == .sqlite else { return nil }
+        guard keepsOrder || plan.dialect.ordersAsStoredValuesCompare else { return nil }
         let sortColumns = keepsOrder ? [] : storedOrder.map(\.column)
 
         var changedByKey: [Int64: T] = [:]

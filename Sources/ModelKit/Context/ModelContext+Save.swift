@@ -337,7 +337,7 @@ extension ModelContext {
         of model: any PersistentModel, at column: Int, in entity: Schema.Entity, _ dialect: SQLDialect, log: inout SaveLog
     ) throws -> SQLValue {
         let value = try model._modelKitValue(at: column)
-        if dialect == .postgres, case .text(let text) = value, text.utf8.contains(0) {
+        if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
             throw ModelKitError.valueNotStorable(
                 entity: entity.name, property: entity.properties[column].name, reason: "PostgreSQL text cannot hold a NUL character")
         }

@@ -120,7 +120,6 @@ struct FetchPlan {
 
     /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite, NULL to PostgreSQL.
     private var pagingBindings: [SQLValue] {
-        let noLimit: SQLValue = dialect == .sqlite ? .integer(-1) : .null
-        return [fetchLimit.map { .integer(Int64($0)) } ?? noLimit, .integer(Int64(fetchOffset ?? 0))]
+        [fetchLimit.map { .integer(Int64($0)) } ?? dialect.noLimit, .integer(Int64(fetchOffset ?? 0))]
     }
 }

@@ -67,19 +67,3 @@ final class PartialFetch {
         }
     }
 }
-
-extension SQLDialect {
-    /// A placeholder constant as SQL, typed so that PostgreSQL reports the column's type.
-    func literal(_ value: SQLValue) -> String {
-        let (text, affinity): (String, ColumnAffinity?) =
-            switch value {
-            case .null: ("NULL", nil)
-            case .integer(let value): ("\(value)", .integer)
-            case .real(let value): ("\(value)", .real)
-            case .text(let value): ("'\(value.replacingOccurrences(of: "'", with: "''"))'", .text)
-            case .blob: (self == .sqlite ? "x''" : "''", .blob)
-            }
-        guard self == .postgres, let affinity else { return text }
-        return "CAST(\(text) AS \(valueType(affinity)))"
-    }
-}

@@ -49,6 +49,22 @@ package enum SQLDialect: Sendable {
     /// Whether `INSERT` accepts several `ON CONFLICT` clauses, one per unique constraint.
     var allowsSeveralConflictTargets: Bool { self == .sqlite }
 
+    /// Whether text can hold a NUL character. PostgreSQL's cannot: such a value is refused
+    /// before the save writes anything.
+    var textHoldsNUL: Bool { self == .sqlite }
+
+    /// Whether the database orders rows as ``SQLValue``'s own comparison of their stored values
+    /// does, so that unsaved models can be placed among stored rows by comparing stored values.
+    /// PostgreSQL's column types order some values otherwise.
+    var ordersAsStoredValuesCompare: Bool { self == .sqlite }
+
+    /// The value of `LIMIT ?` that sets no limit: -1 to SQLite, NULL to PostgreSQL.
+    var noLimit: SQLValue { self == .sqlite ? .integer(-1) : .null }
+
+    /// Whether a bare `DELETE FROM <table>` returns no keys and truncates (SQLite), so that a batch
+    /// delete of every row reads the keys first, rather than deleting with `RETURNING`.
+    var truncatesOnBareDelete: Bool { self == .sqlite }
+
     /// What an upsert's `RETURNING` adds after the key to tell whether it inserted the row (1)
     /// or updated a stored one (0), where the dialect can say: PostgreSQL's new row versions have
     /// no deleting transaction (`xmax = 0`).
@@ -238,5 +254,22 @@ package enum SQLDialect: Sendable {
                 "($0 IN (SELECT CAST(value AS $2) FROM json_array_elements_text(CAST($1 AS json))))", element, array,
                 SQLFragment(valueType(affinity)))
         }
+    }
+
+    // MARK: Constants
+
+    /// A partial fetch's placeholder as a SQL constant, typed so that PostgreSQL reports the
+    /// column's type. A blob is written empty, the only blob a placeholder holds.
+    func literal(_ value: SQLValue) -> String {
+        let (text, affinity): (String, ColumnAffinity?) =
+            switch value {
+            case .null: ("NULL", nil)
+            case .integer(let value): ("\(value)", .integer)
+            case .real(let value): ("\(value)", .real)
+            case .text(let value): ("'\(value.replacingOccurrences(of: "'", with: "''"))'", .text)
+            case .blob: (self == .sqlite ? "x''" : "''", .blob)
+            }
+        guard self == .postgres, let affinity else { return text }
+        return "CAST(\(text) AS \(valueType(affinity)))"
     }
 }
