@@ -46,8 +46,8 @@ struct BatchDeletion {
                     break
                 }
             }
-            for sql in entity.cleanupOnDelete {
-                let statement = try connection.statement(sql)
+            for step in entity.cleanupOnDelete {
+                let statement = try connection.statement(RelationshipSQL.cleanup(step))
                 for key in chunk { try statement.run([.integer(key)]) }
             }
             let tombstones = try RelationshipSQL.preservedValues(of: entity, count: chunk.count).map { select in
@@ -88,7 +88,7 @@ struct BatchDeletion {
     /// in the same transaction do not count. Single saves use it too.
     static func checkRequiredReferences(to keys: [Int64], of entity: Schema.Entity, in connection: Connection) throws {
         for reference in entity.requiredReferences {
-            let statement = try connection.statement(reference.sql)
+            let statement = try connection.statement(RelationshipSQL.referencing(reference))
             for key in keys where try !statement.rows([.integer(key)]).isEmpty {
                 throw ModelKitError.requiredRelationshipWouldBeNil(entity: reference.entity, relationship: reference.relationship)
             }

@@ -429,7 +429,7 @@ extension ModelContext {
             }
             log.history?.delete(entity: entity.name, rowID: key, preserved: preserved)
         }
-        for sql in entity.cleanupOnDelete { try connection.statement(sql).run([rowID]) }
+        for step in entity.cleanupOnDelete { try connection.statement(RelationshipSQL.cleanup(step)).run([rowID]) }
         try connection.statement(entity.sql.delete).run([rowID])
         return connection.changes == 1
     }

@@ -171,19 +171,17 @@ enum RelationshipSQL {
 
     // MARK: Bookkeeping the schema sets up
 
-    /// One row if a row of `entity` refers, in `column`, to the key bound.
-    static func referencing(_ entity: Schema.Entity, column: String) -> String {
-        "SELECT 1 FROM \(entity.sql.table) WHERE \(column) = ? LIMIT 1"
+    /// One row if a row refers, through `reference`, to the key bound.
+    static func referencing(_ reference: RequiredReference) -> String {
+        "SELECT 1 FROM \(reference.table) WHERE \(reference.column) = ? LIMIT 1"
     }
 
-    /// Clears `column` of `entity`'s rows that refer to the key bound.
-    static func clearReference(in entity: Schema.Entity, column: String) -> String {
-        "UPDATE \(entity.sql.table) SET \(column) = NULL WHERE \(column) = ?"
-    }
-
-    /// Removes the links of join table `name` whose `column` holds the key bound.
-    static func unlink(from name: String, column: String) -> String {
-        "DELETE FROM \(name.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?"
+    /// The statement of a delete's clean-up step, which takes the deleted row's key.
+    static func cleanup(_ step: DeleteCleanup) -> String {
+        switch step {
+        case .clearReference(let table, let column): "UPDATE \(table) SET \(column) = NULL WHERE \(column) = ?"
+        case .unlink(let joinTable, let column): "DELETE FROM \(joinTable.quotedIdentifier) WHERE \(column.quotedIdentifier) = ?"
+        }
     }
 }
 

@@ -110,15 +110,15 @@ extension Schema {
                     let column = entity.sql.columns[relationship.column]
                     if case .toOne(_, isOptional: false) = relationship.shape {
                         // A required reference cannot be cleared: deleting its target must fail.
-                        relationship.target?.requiredReferences.append(
-                            RequiredReference(
-                                sql: RelationshipSQL.referencing(entity, column: column), entity: entity.name, relationship: relationship.name))
+                        let reference = RequiredReference(
+                            table: entity.sql.table, column: column, entity: entity.name, relationship: relationship.name)
+                        relationship.target?.requiredReferences.append(reference)
                     } else {
-                        relationship.target?.cleanupOnDelete.append(RelationshipSQL.clearReference(in: entity, column: column))
+                        relationship.target?.cleanupOnDelete.append(.clearReference(table: entity.sql.table, column: column))
                     }
                 case .joinTable(let name, let ownerColumn, let targetColumn) where ownerColumn == "owner":
-                    entity.cleanupOnDelete.append(RelationshipSQL.unlink(from: name, column: ownerColumn))
-                    relationship.target?.cleanupOnDelete.append(RelationshipSQL.unlink(from: name, column: targetColumn))
+                    entity.cleanupOnDelete.append(.unlink(joinTable: name, column: ownerColumn))
+                    relationship.target?.cleanupOnDelete.append(.unlink(joinTable: name, column: targetColumn))
                 default:
                     break
                 }
@@ -128,11 +128,23 @@ extension Schema {
 }
 
 /// A required to-one without an inverse that may point at a row of the entity holding this: the
-/// row cannot be deleted while `sql` (which takes its primary key) finds a reference.
+/// row cannot be deleted while `column` of `table` (both quoted) holds its key.
 struct RequiredReference: Sendable {
-    let sql: String
+    let table: String
+    let column: String
+    /// The model and relationship that hold the reference, for the error.
     let entity: String
     let relationship: String
+}
+
+/// What deleting a row must clean up elsewhere, in the same transaction: data the schema sets
+/// up when it resolves relationships; ``RelationshipSQL/cleanup(_:)`` is each step's statement.
+enum DeleteCleanup: Sendable, Equatable {
+    /// The links of join table `joinTable` whose `column` holds the deleted row's key.
+    case unlink(joinTable: String, column: String)
+    /// `column` of `table` (both quoted), a to-one without an inverse, where it holds the deleted
+    /// row's key: set to NULL.
+    case clearReference(table: String, column: String)
 }
 
 /// An entity's relationship properties by property index: an array lookup, since every write to a

@@ -45,9 +45,9 @@ extension Schema {
         /// What each attribute holds while a partial fetch leaves it out; nil where it is always
         /// read (see ``PartialFetch``).
         private(set) var unfetchedPlaceholders: [SQLValue?] = []
-        /// Statements, each taking a primary key, that remove a deleted row's join-table links
-        /// and clear references to it from relationships without an inverse. Set with the schema.
-        var cleanupOnDelete: [String] = []
+        /// What deleting a row cleans up: its join-table links, and references to it from
+        /// relationships without an inverse. Set with the schema.
+        var cleanupOnDelete: [DeleteCleanup] = []
         /// Required to-ones of other entities, without an inverse, that may point at this one's
         /// rows. Set with the schema.
         var requiredReferences: [RequiredReference] = []

@@ -99,8 +99,25 @@ import Testing
         #expect(RelationshipSQL.unlinkAll(from: name) == #"DELETE FROM "Label_posts" WHERE "owner" = ?"#)
         let book = entity("Book")
         #expect(RelationshipSQL.deleteRows(of: book, count: 3) == #"DELETE FROM "Book" WHERE "_pk" IN (?, ?, ?) RETURNING "_pk""#)
+    }
+
+    /// What deleting a row cleans up is data the schema sets up, and the statements come from it.
+    @Test func deletesCleanUpJoinTablesAndReferencesWithoutAnInverse() {
+        let schema = Schema([Reader.self, Post.self])
+        func entity(_ name: String) -> Schema.Entity { schema.entities.first { $0.name == name }! }
+        #expect(entity("Label").cleanupOnDelete == [.unlink(joinTable: "Label_posts", column: "owner")])
+        #expect(entity("Post").cleanupOnDelete == [.unlink(joinTable: "Label_posts", column: "target")])
+        #expect(entity("Shelf").cleanupOnDelete == [.clearReference(table: #""Reader""#, column: #""visiting""#)])
+        #expect(entity("Book").cleanupOnDelete == [.unlink(joinTable: "Reader_favorites", column: "target")])
         #expect(
-            RelationshipSQL.clearReference(in: book, column: book.sql.columns[1])
-                == #"UPDATE "Book" SET "shelf" = NULL WHERE "shelf" = ?"#)
+            entity("Book").requiredReferences.map(RelationshipSQL.referencing) == [
+                #"SELECT 1 FROM "Reader" WHERE "bookmark" = ? LIMIT 1"#
+            ])
+        #expect(
+            RelationshipSQL.cleanup(.clearReference(table: #""Reader""#, column: #""visiting""#))
+                == #"UPDATE "Reader" SET "visiting" = NULL WHERE "visiting" = ?"#)
+        #expect(
+            RelationshipSQL.cleanup(.unlink(joinTable: "Label_posts", column: "target"))
+                == #"DELETE FROM "Label_posts" WHERE "target" = ?"#)
     }
 }
