@@ -28,7 +28,7 @@ extension ModelContext {
         // the changed and inserted models the predicate matches are added from memory.
         let (unsaved, overridden) = hasPendingChanges(of: T.self) ? unsavedOverrides(of: T.self) : ([], [])
         let sql = plan.sum(of: column, leavingOut: overridden)
-        let row = try run(on: plan.entity) { try connection(for: plan.entity).statement(sql.text).rows(sql.bindings) }.first
+        let row = try run(on: plan.entity) { try reader(for: plan.entity).rows(sql) }.first
         var total = 0.0
         if case .real(let stored)? = row?.first { total = row?.last == .integer(0) ? stored : .nan }
         for model in unsaved where try predicate?.evaluate(model) ?? true { total += Double(model[keyPath: keyPath]) }

@@ -152,9 +152,7 @@ extension ModelContext {
     }
 
     private func count(_ sql: SQL, of entity: Schema.Entity) throws -> Int {
-        let rows = try run(on: entity) { try connection(for: entity).statement(sql.text).rows(sql.bindings) }
-        guard case .integer(let count) = rows.first?.first else { return 0 }
-        return Int(count)
+        try run(on: entity) { Int(try reader(for: entity).integers(sql).first ?? 0) }
     }
 
     /// The identifiers of the models the descriptor describes, read without loading the models
@@ -181,11 +179,7 @@ extension ModelContext {
         if seesPendingChanges(descriptor) { return try pendingResults(descriptor, plan: plan) }
         guard plan.isCompleteInSQL else { return nil }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)
-        return try run(on: plan.entity) {
-            let statement = try connection(for: plan.entity).statement(sql.text)
-            try statement.bind(sql.bindings)
-            return UnloadedResults(keys: try statement.int64s())
-        }
+        return try run(on: plan.entity) { UnloadedResults(keys: try reader(for: plan.entity).integers(sql)) }
     }
 
     /// Plans a fetch, logging when the predicate runs in Swift. Every read starts here, so this is
@@ -212,12 +206,9 @@ extension ModelContext {
     /// Runs `sql` and returns a model per row, reusing registered instances.
     func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, partial: PartialFetch? = nil) throws -> [T] {
         try run(on: entity) {
-            let statement = try connection(for: entity).statement(sql.text)
-            try statement.bind(sql.bindings)
-            defer { statement.reset() }
             let models = ReferenceCollector()
             let refreshing = isBehindStore
-            while try statement.step() {
+            try reader(for: entity).select(sql) { statement in
                 let row = ModelRow(statement: statement, entity: entity, context: self, partial: partial)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }

@@ -84,10 +84,7 @@ extension ModelContext {
                     text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
                 var found = Set<Int64>()
                 try run(on: entity) {
-                    let statement = try connection(for: entity).statement(sql.text)
-                    try statement.bind(sql.bindings)
-                    defer { statement.reset() }
-                    while try statement.step() {
+                    try reader(for: entity).select(sql) { statement in
                         let row = ModelRow(statement: statement, entity: entity, context: self)
                         found.insert(row.primaryKey)
                         if let model = registered[RowKey(entity: entity, rowID: row.primaryKey)] as? any PersistentModel {

@@ -80,16 +80,13 @@ extension ModelContext {
         let selectList = ([TableSQL.quotedPrimaryKey] + sortColumns.map { entity.sql.columns[$0] }).joined(separator: ", ")
         let sql = plan.select(paged: false, from: "SELECT \(selectList) FROM \(entity.sql.table)")
         try run(on: entity) {
-            let statement = try connection(for: entity).statement(sql.text)
-            try statement.bind(sql.bindings)
-            defer { statement.reset() }
-            while try statement.step() {
+            try reader(for: entity).select(sql) { statement in
                 let key = statement.int64(at: 0)
-                if deletedKeys.contains(key) { continue }
+                if deletedKeys.contains(key) { return }
                 if let model = changedByKey[key] {
                     inRows.insert(key)
                     if keepsOrder { ordered.append(model) } else { loose.append(model) }
-                    continue
+                    return
                 }
                 ordered.append(key: key)
                 for index in sortColumns.indices { values.append(statement.column(Int32(index + 1))) }

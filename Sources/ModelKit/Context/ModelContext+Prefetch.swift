@@ -61,13 +61,10 @@ extension ModelContext {
     private func taggedModels(of entity: Schema.Entity, sql: SQL) throws -> [(Int64, any PersistentModel)] {
         func load<T: PersistentModel>(_ type: T.Type) throws -> [(Int64, any PersistentModel)] {
             try run(on: entity) {
-                let statement = try connection(for: entity).statement(sql.text)
-                try statement.bind(sql.bindings)
-                defer { statement.reset() }
                 var tagged: [(Int64, any PersistentModel)] = []
                 let refreshing = isBehindStore
                 let tag = Int32(entity.properties.count + 1)
-                while try statement.step() {
+                try reader(for: entity).select(sql) { statement in
                     let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: refreshing)
                     tagged.append((statement.int64(at: tag), model))
                 }

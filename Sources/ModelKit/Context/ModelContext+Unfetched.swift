@@ -6,12 +6,10 @@ extension ModelContext {
         guard let rowID = storage.rowID, let entity = storage.entity else { return }
         do {
             let values: [(Column, Any)]? = try run(on: entity) {
-                let statement = try connection(for: entity).statement(entity.sql.selectByPrimaryKey)
-                try statement.bind([.integer(rowID)])
-                defer { statement.reset() }
-                guard try statement.step() else { return nil }
-                let row = ModelRow(statement: statement, entity: entity, context: self)
-                return try columns.map { (entity.columns[$0], try entity.decode(row.stored(at: $0), at: $0)) }
+                try reader(for: entity).first(SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])) { statement in
+                    let row = ModelRow(statement: statement, entity: entity, context: self)
+                    return try columns.map { (entity.columns[$0], try entity.decode(row.stored(at: $0), at: $0)) }
+                }
             }
             guard let values else {
                 ModelKitDebugLog.error(

@@ -89,6 +89,11 @@ public final class ModelContext {
         try connection(of: link(for: entity))
     }
 
+    /// The context's reads of the store that holds `entity`.
+    func reader(for entity: Schema.Entity) throws -> StoreReader {
+        StoreReader(connection: try connection(for: entity))
+    }
+
     /// The context's reader connection to `link`'s store, opened on first use.
     func connection(of link: StoreLink) throws -> Connection {
         if let connection = link.connection { return connection }
@@ -220,35 +225,35 @@ public final class ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
         let entity = try entity(for: type(of: model))
-        let statement = try connection(for: entity).statement(entity.sql.selectByPrimaryKey)
-        try statement.bind([.integer(rowID)])
-        defer { statement.reset() }
-        guard try statement.step() else {
+        let read = try reader(for: entity).first(SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])) { statement in
+            let row = ModelRow(statement: statement, entity: entity, context: self)
+            var values: [(Column, Any)] = []
+            for (index, column) in entity.columns.enumerated() where entity.relationshipsByColumn[index] == nil {
+                // The row's stored value: an external one read from its file, an ephemeral one its default.
+                values.append((column, try entity.decode(row.stored(at: index), at: index)))
+            }
+            var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
+            for relationship in entity.orderedRelationships {
+                // One not loaded holds its placeholder already, and a write through its key path
+                // would read it, loading it, first.
+                if storage.faults?[relationship.column] == nil {
+                    values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
+                }
+                guard !relationship.isToMany, relationship.inverse?.isToMany == true else { continue }
+                let (current, stored) = (try heldKey(of: model, at: relationship.column), row.stored(at: relationship.column))
+                if current != stored { movedLists += inverseLists(of: relationship, leaving: current, joining: stored) }
+            }
+            return (values, movedLists, row.faults)
+        }
+        guard let (values, movedLists, faults) = read else {
             storage.changedColumns.removeAll()
             forgetDeletedElsewhere(model)
             return
         }
-        let row = ModelRow(statement: statement, entity: entity, context: self)
-        var values: [(Column, Any)] = []
-        for (index, column) in entity.columns.enumerated() where entity.relationshipsByColumn[index] == nil {
-            // The row's stored value: an external one read from its file, an ephemeral one its default.
-            values.append((column, try entity.decode(row.stored(at: index), at: index)))
-        }
-        var movedLists: [(any PersistentModel, RelationshipInfo, joins: Bool)] = []
-        for relationship in entity.orderedRelationships {
-            // One not loaded holds its placeholder already, and a write through its key path
-            // would read it, loading it, first.
-            if storage.faults?[relationship.column] == nil {
-                values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
-            }
-            guard !relationship.isToMany, relationship.inverse?.isToMany == true else { continue }
-            let (current, stored) = (try heldKey(of: model, at: relationship.column), row.stored(at: relationship.column))
-            if current != stored { movedLists += inverseLists(of: relationship, leaving: current, joining: stored) }
-        }
         storage.loading {
             for (column, value) in values { column.assign(value, to: model) }
         }
-        storage.faults = row.faults
+        storage.faults = faults
         storage.changedColumns.removeAll()
         deferredListChanges.removeAll(of: model)
         follow(movedLists, of: model)
@@ -338,12 +343,11 @@ public final class ModelContext {
             case .blob: return .blob(Data(count: 16))
             }
         }
-        let statement = try connection(for: entity).statement(SQL.row(of: values.count))
-        try statement.bind(values)
-        defer { statement.reset() }
-        _ = try statement.step()
-        let row = ModelRow(statement: statement, entity: entity, context: self)
-        func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel { try T(_modelKitRow: row) }
+        func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
+            try reader(for: entity).first(SQL(text: SQL.row(of: values.count), bindings: values)) { statement in
+                try T(_modelKitRow: ModelRow(statement: statement, entity: entity, context: self))
+            }!
+        }
         let model = try make(entity.type)
         let storage = model._$modelKit
         storage.entity = entity

@@ -1,0 +1,34 @@
+/// How contexts read a store: `SQL` values run on the context's reader connection. Callers never
+/// prepare, bind or step; each row is handed to them while it is the statement's current row.
+struct StoreReader {
+    let connection: Connection
+
+    /// The rows `sql` selects, as values.
+    func rows(_ sql: SQL) throws -> [[SQLValue]] {
+        try connection.statement(sql.text).rows(sql.bindings)
+    }
+
+    /// The integers in the first column of the rows `sql` selects: keys, or a count.
+    func integers(_ sql: SQL) throws -> [Int64] {
+        let statement = try connection.statement(sql.text)
+        try statement.bind(sql.bindings)
+        return try statement.int64s()
+    }
+
+    /// Calls `body` with each row `sql` selects, in order. A row is valid only during its call.
+    func select(_ sql: SQL, each body: (Statement) throws -> Void) throws {
+        let statement = try connection.statement(sql.text)
+        try statement.bind(sql.bindings)
+        defer { statement.reset() }
+        while try statement.step() { try body(statement) }
+    }
+
+    /// What `body` makes of the first row `sql` selects, or nil when it selects none.
+    func first<R>(_ sql: SQL, _ body: (Statement) throws -> R) throws -> R? {
+        let statement = try connection.statement(sql.text)
+        try statement.bind(sql.bindings)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try body(statement)
+    }
+}
