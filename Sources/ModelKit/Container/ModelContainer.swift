@@ -183,31 +183,7 @@ public final class ModelContainer: Sendable {
         if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
         for (index, store) in stores.enumerated() {
             let entities = schema.entities.filter { storeIndex(of: $0) == index }
-            try deleteAllData(of: entities, in: store)
-        }
-    }
-
-    private func deleteAllData(of entities: [Schema.Entity], in store: Store) throws {
-        let tables = entities.map(\.sql.table) + entities.flatMap(\.joinTables)
-        do {
-            try store.write(trace: nil) { writer in
-                let change = StoreChange(isExternal: true, origin: ObjectIdentifier(store))
-                var files: [String] = []
-                try writer.transaction {
-                    if store.externalFiles != nil {
-                        for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
-                            files += ExternalFiles.names(in: try writer.statement(select).rows())
-                        }
-                    }
-                    for table in Set(tables) { try writer.execute("DELETE FROM \(table)") }
-                    if store.recordsHistory { try HistoryTable.deleteAll(in: writer) }
-                    try store.access.announce(change, through: writer)
-                }
-                store.externalFiles?.remove(files)
-                store.access.publish(change, from: nil)
-            }
-        } catch let error as SQLiteError {
-            throw store.error(for: error)
+            try store.deleteAllRows(of: entities)
         }
     }
 

@@ -96,6 +96,11 @@ struct TableSQL: Sendable {
         upsertWithKey = conflicts.isEmpty ? nil : insertWithKey + conflicts.joined() + " RETURNING \(pk)"
     }
 
+    /// Deletes every row of `table` (quoted).
+    static func deleteAll(from table: String) -> String {
+        "DELETE FROM \(table)"
+    }
+
     /// The insert for `dialect`.
     func insert(for dialect: SQLDialect) -> String {
         dialect.insertReturnsKey ? insertReturningKey : insert
