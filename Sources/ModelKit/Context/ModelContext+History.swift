@@ -151,7 +151,7 @@ extension ModelContext {
         }
     }
 
-    /// A transaction read from the history table (a row of ``HistoryTable/select``).
+    /// A transaction read from the history table (a row of ``HistorySQL/select``).
     private func transaction(from row: [SQLValue], of store: Store) throws -> DefaultHistoryTransaction {
         guard case .integer(let token) = row[0], let timestamp = Date(sqlValue: row[1]), case .text(let bundle) = row[3],
             case .text(let process) = row[4], case .blob(let blob) = row[5]

@@ -11,7 +11,7 @@ struct HistoryQuery {
     var limitsInSQL: Bool { filtersInSQL && sortsInSQL }
 
     init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect) throws {
-        let columns = HistoryTable.columns(storeIdentifier: storeIdentifier)
+        let columns = HistorySQL.columns(storeIdentifier: storeIdentifier)
         var condition: SQLFragment?
         var filtersInSQL = true
         if let predicate = descriptor.predicate {
@@ -22,7 +22,7 @@ struct HistoryQuery {
             }
         }
         let orderBy = Self.orderBy(descriptor.sortBy, columns: columns)
-        var sql = SQL(text: HistoryTable.select)
+        var sql = SQL(text: HistorySQL.select)
         if let condition {
             sql.text += " WHERE \(condition.text)"
             sql.bindings += condition.bindings

@@ -123,7 +123,7 @@ final class Store: @unchecked Sendable {
         guard recordsHistory else { return (identifier, false) }
         if try HistoryTable.exists(in: writer) { return (identifier, true) }
         guard allowsSave else { return (identifier, false) }
-        try writer.execute(HistoryTable.create(writer.dialect))
+        try writer.execute(HistorySQL.create(writer.dialect))
         return (identifier, true)
     }
 

@@ -7,40 +7,14 @@ import Foundation
 /// reused, even after the newest transactions are deleted. The changes of a transaction are one
 /// ``HistoryRecord`` blob.
 enum HistoryTable {
-    static let name = "_modelkit_history"
+    static let name = HistorySQL.table
     /// The `_modelkit_store` key under which the newest token ``ModelContext/deleteHistory(_:)``
     /// removed is kept: a reader resuming from an older token has missed transactions.
     static let deletedThroughKey = "historyDeletedThrough"
 
-    /// Creates the table, as `dialect` spells it.
-    static func create(_ dialect: SQLDialect) -> String {
-        let text = dialect.columnType(.text)
-        return """
-            CREATE TABLE IF NOT EXISTS \(name) (
-                "token" \(dialect.historyTokenDefinition), "timestamp" \(dialect.columnType(.real)) NOT NULL, "author" \(text),
-                "bundle" \(text) NOT NULL, "process" \(text) NOT NULL, "changes" \(dialect.columnType(.blob)) NOT NULL)
-            """
-    }
-
-    private static let insert = #"INSERT INTO _modelkit_history ("timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?)"#
-    static let select = #"SELECT "token", "timestamp", "author", "bundle", "process", "changes" FROM _modelkit_history"#
-
     /// Who is saving, as every transaction of this process records it.
     private static let bundle = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
     private static let process = String(ProcessInfo.processInfo.processIdentifier)
-
-    /// The history's columns by key path of ``DefaultHistoryTransaction``, for predicates.
-    static func columns(storeIdentifier: String) -> [AnyKeyPath: SQLFragment] {
-        [
-            \DefaultHistoryTransaction.token: SQLFragment(#""token""#, type: Int64.self),
-            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment(#""token""#, type: Int64.self),
-            \DefaultHistoryTransaction.timestamp: SQLFragment(#""timestamp""#, type: Date.self),
-            \DefaultHistoryTransaction.author: SQLFragment(#""author""#, type: String?.self),
-            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment(#""bundle""#, type: String.self),
-            \DefaultHistoryTransaction.processIdentifier: SQLFragment(#""process""#, type: String.self),
-            \DefaultHistoryTransaction.storeIdentifier: SQLFragment("?", bindings: [.text(storeIdentifier)], type: String.self),
-        ]
-    }
 
     /// Whether the store has a history table.
     static func exists(in connection: Connection) throws -> Bool {
@@ -58,10 +32,10 @@ enum HistoryTable {
         if let lock = dialect.historyLock { try connection.execute(lock) }
         let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
         guard dialect.insertReturnsKey else {
-            try connection.statement(insert).run(values)
+            try connection.statement(HistorySQL.insert).run(values)
             return connection.lastInsertedRowID
         }
-        let statement = try connection.statement(insert + #" RETURNING "token""#)
+        let statement = try connection.statement(HistorySQL.insertReturningToken)
         try statement.bind(values)
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
@@ -77,7 +51,7 @@ enum HistoryTable {
 
     /// The newest token ``ModelContext/deleteHistory(_:)`` has removed; 0 if none.
     static func deletedThrough(in connection: Connection) throws -> Int64 {
-        let rows = try connection.statement("SELECT value FROM \(Migrator.storeTable) WHERE key = ?").rows([.text(deletedThroughKey)])
+        let rows = try connection.statement(Migrator.storedValue).rows([.text(deletedThroughKey)])
         guard case .text(let text)? = rows.first?.first else { return 0 }
         return Int64(text) ?? 0
     }
@@ -85,9 +59,9 @@ enum HistoryTable {
     /// Deletes the transactions `condition` matches (all of them when nil), and remembers the
     /// newest token deleted. Call inside a write transaction.
     static func delete(where condition: SQLFragment?, in connection: Connection) throws {
-        let whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) } ?? SQLFragment("")
-        let deleted = try connection.statement("DELETE FROM \(name)\(whereClause.text) RETURNING \"token\"")
-        try deleted.bind(whereClause.bindings)
+        let sql = HistorySQL.delete(where: condition)
+        let deleted = try connection.statement(sql.text)
+        try deleted.bind(sql.bindings)
         guard let newest = try deleted.int64s().max() else { return }
         guard newest > (try deletedThrough(in: connection)) else { return }
         try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(newest))])
@@ -97,7 +71,7 @@ enum HistoryTable {
     /// (``ModelContainer/deleteAllData()``): every token given out so far expires, so no reader
     /// resumes as if it had missed nothing. Call inside a write transaction.
     static func deleteAll(in connection: Connection) throws {
-        try connection.execute("DELETE FROM \(name)")
+        try connection.execute(HistorySQL.deleteAll)
         try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(try newestToken(in: connection) + 1))])
     }
 
@@ -106,7 +80,7 @@ enum HistoryTable {
     /// `token`, or one is missing: deleted, or the commit was made by a program that records no
     /// history), and everything must be assumed changed.
     static func changes(after token: Int64, in connection: Connection) throws -> (change: StoreChange, newest: Int64)? {
-        let statement = try connection.statement(#"SELECT "token", "changes" FROM _modelkit_history WHERE "token" > ? ORDER BY "token""#)
+        let statement = try connection.statement(HistorySQL.changesAfter)
         var merged = StoreChange()
         var newest = token
         for row in try statement.rows([.integer(token)]) {

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The SQL of the store's history table (see ``HistoryTable``).
+enum HistorySQL {
+    static let table = "_modelkit_history"
+
+    /// Creates the table, as `dialect` spells it.
+    static func create(_ dialect: SQLDialect) -> String {
+        let text = dialect.columnType(.text)
+        return """
+            CREATE TABLE IF NOT EXISTS \(table) (
+                "token" \(dialect.historyTokenDefinition), "timestamp" \(dialect.columnType(.real)) NOT NULL, "author" \(text),
+                "bundle" \(text) NOT NULL, "process" \(text) NOT NULL, "changes" \(dialect.columnType(.blob)) NOT NULL)
+            """
+    }
+
+    /// Appends one transaction: bind its timestamp, author, bundle, process and changes.
+    static let insert =
+        #"INSERT INTO _modelkit_history ("timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?)"#
+    /// ``insert``, returning the new token, for dialects where the connection does not tell it.
+    static let insertReturningToken = insert + #" RETURNING "token""#
+    /// Every column of the transactions, in ``HistoryTable``'s order.
+    static let select = #"SELECT "token", "timestamp", "author", "bundle", "process", "changes" FROM _modelkit_history"#
+    /// The tokens and changes after the token bound, in order.
+    static let changesAfter = #"SELECT "token", "changes" FROM _modelkit_history WHERE "token" > ? ORDER BY "token""#
+    /// Deletes every transaction.
+    static let deleteAll = "DELETE FROM \(table)"
+
+    /// Deletes the transactions `condition` matches (all when nil) and returns their tokens.
+    static func delete(where condition: SQLFragment?) -> SQL {
+        let whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) } ?? SQLFragment("")
+        return SQL(text: "DELETE FROM \(table)\(whereClause.text) RETURNING \"token\"", bindings: whereClause.bindings)
+    }
+
+    /// The history's columns by key path of ``DefaultHistoryTransaction``, for predicates.
+    static func columns(storeIdentifier: String) -> [AnyKeyPath: SQLFragment] {
+        [
+            \DefaultHistoryTransaction.token: SQLFragment(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.timestamp: SQLFragment(#""timestamp""#, type: Date.self),
+            \DefaultHistoryTransaction.author: SQLFragment(#""author""#, type: String?.self),
+            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment(#""bundle""#, type: String.self),
+            \DefaultHistoryTransaction.processIdentifier: SQLFragment(#""process""#, type: String.self),
+            \DefaultHistoryTransaction.storeIdentifier: SQLFragment("?", bindings: [.text(storeIdentifier)], type: String.self),
+        ]
+    }
+}
