@@ -50,9 +50,9 @@ extension ModelContext {
         let store = link.store
         let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect)
         let rows = try run(on: link) {
-            let connection = try connection(of: link)
-            try checkTokens(of: descriptor.predicate, of: store, in: connection)
-            return try connection.statement(query.sql.text).rows(query.sql.bindings)
+            let reader = try reader(of: link)
+            try checkTokens(of: descriptor.predicate, of: store, in: reader.connection)
+            return try reader.rows(query.sql)
         }
         var transactions = try rows.map { try transaction(from: $0, of: store) }
         if let predicate = descriptor.predicate, !query.filtersInSQL {

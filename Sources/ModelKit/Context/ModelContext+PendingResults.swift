@@ -77,8 +77,7 @@ extension ModelContext {
         var loose: [T] = []
         var inRows = Set<Int64>()
         let entity = plan.entity
-        let selectList = ([TableSQL.quotedPrimaryKey] + sortColumns.map { entity.sql.columns[$0] }).joined(separator: ", ")
-        let sql = plan.select(paged: false, from: "SELECT \(selectList) FROM \(entity.sql.table)")
+        let sql = plan.selectKeys(with: sortColumns)
         try run(on: entity) {
             try reader(for: entity).select(sql) { statement in
                 let key = statement.int64(at: 0)

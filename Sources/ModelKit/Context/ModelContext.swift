@@ -94,6 +94,11 @@ public final class ModelContext {
         StoreReader(connection: try connection(for: entity))
     }
 
+    /// The context's reads of `link`'s store.
+    func reader(of link: StoreLink) throws -> StoreReader {
+        StoreReader(connection: try connection(of: link))
+    }
+
     /// The context's reader connection to `link`'s store, opened on first use.
     func connection(of link: StoreLink) throws -> Connection {
         if let connection = link.connection { return connection }

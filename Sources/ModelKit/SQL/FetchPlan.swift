@@ -70,6 +70,13 @@ struct FetchPlan {
         return sql
     }
 
+    /// The primary key and the columns at `columns` of the stored rows, unpaged, in the fetch's
+    /// order: what placing unsaved models among them needs.
+    func selectKeys(with columns: [Int]) -> SQL {
+        let selectList = ([TableSQL.quotedPrimaryKey] + columns.map { entity.sql.columns[$0] }).joined(separator: ", ")
+        return select(paged: false, from: "SELECT \(selectList) FROM \(entity.sql.table)")
+    }
+
     /// The first `window` stored rows in the fetch's order: enough to page a fetch that also sees
     /// unsaved changes, without reading the whole table.
     func select(window: Int) -> SQL {
