@@ -266,8 +266,10 @@ public final class ModelStorage {
     /// Loads a relationship, or the attributes a partial fetch left out, through the model's
     /// context or, when that context is gone, through a new one on the same container.
     private func resolveFault(_ model: some PersistentModel, column: Int) {
-        if case .unfetched? = faults?[column] { return loadUnfetched(of: model) }
-        guard let fault = takeFault(at: column) else { return }
+        // One search of the faults for a property that has none, as every read of a loaded one.
+        guard let fault = faults?[column] else { return }
+        if case .unfetched = fault { return loadUnfetched(of: model) }
+        _ = takeFault(at: column)
         guard let handle, let container = handle.container, let relationship = entity?.relationshipsByColumn[column] else {
             return
         }
