@@ -66,9 +66,12 @@ extension Application {
         /// Deletes exactly the models ``models`` returns, honouring the descriptor's predicate,
         /// limit and offset, and saves. If the save fails, the deletes are undone.
         @MainActor public func deleteAll(fileID: String = #fileID, line: Int = #line) {
-            undoingOnFailure("deleteAll", fileID: fileID, line: line) { context in
-                for model in try context.fetch(fetchDescriptor()) { context.delete(model) }
-            }
+            undoingOnFailure("deleteAll", fileID: fileID, line: line) { try deleteModels(in: $0) }
+        }
+
+        /// Deletes exactly the models the fetch descriptor describes, in `context`, unsaved.
+        @MainActor func deleteModels(in context: ModelContext) throws {
+            for model in try context.fetch(fetchDescriptor()) { context.delete(model) }
         }
 
         /// Runs a mutation in the context's `transaction`, which saves once at its end and, if the
@@ -146,11 +149,8 @@ extension Application {
             /// Deletes exactly the models ``ModelState/models`` returns, and saves.
             /// - Throws: what the fetch or the save throws.
             @MainActor public func deleteAll() throws {
-                let context = state.context
-                for model in try context.fetch(state.fetchDescriptor()) {
-                    context.delete(model)
-                }
-                try context.save()
+                try state.deleteModels(in: state.context)
+                try state.context.save()
             }
         }
     }
