@@ -34,20 +34,7 @@ extension ModelContext {
                 var token: Int64?
                 var change = StoreChange()
                 try connection.transaction {
-                    let keys = try steps.flatMap { step in
-                        guard case .statement(let deleting, let selecting) = step.sql else {
-                            return try RowKeyDispenser.all(of: entity.sql, in: connection)
-                        }
-                        let statement = try connection.statement(followsRules ? selecting : deleting)
-                        try statement.bind(step.bindings)
-                        return try statement.int64s()
-                    }
-                    if followsRules {
-                        try deletion.delete(keys, of: entity)
-                        try deletion.checkRequiredReferences()
-                    } else {
-                        deletion.recordDeleted(keys, of: entity)
-                    }
+                    try deletion.deleteRows(of: entity, steps: steps, followingRules: followsRules)
                     change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(store))
                     try access.announce(change, through: connection)
                     token = try appendHistory(&deletion.history, to: store, in: connection)
@@ -114,10 +101,4 @@ extension ModelContext {
             DeleteStep(sql: $0, bindings: condition?.bindings ?? [])
         }
     }
-}
-
-/// One step of a batch delete, with the values its statement binds.
-private struct DeleteStep {
-    let sql: BatchDeleteStep
-    var bindings: [SQLValue] = []
 }

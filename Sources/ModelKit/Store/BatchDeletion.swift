@@ -21,6 +21,26 @@ struct BatchDeletion {
         self.connection = connection
     }
 
+    /// Deletes the rows of `entity` that `steps` select. Following the rules, their keys are read
+    /// and deleted by ``delete(_:of:)``; otherwise each step's own `DELETE` runs and its keys are
+    /// recorded.
+    mutating func deleteRows(of entity: Schema.Entity, steps: [DeleteStep], followingRules followsRules: Bool) throws {
+        let keys = try steps.flatMap { step in
+            guard case .statement(let deleting, let selecting) = step.sql else {
+                return try RowKeyDispenser.all(of: entity.sql, in: connection)
+            }
+            let statement = try connection.statement(followsRules ? selecting : deleting)
+            try statement.bind(step.bindings)
+            return try statement.int64s()
+        }
+        if followsRules {
+            try delete(keys, of: entity)
+            try checkRequiredReferences()
+        } else {
+            recordDeleted(keys, of: entity)
+        }
+    }
+
     /// Deletes the rows of `entity` under `keys`, and whatever their delete rules take with them.
     /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)`` when a `.deny` relationship
     ///   has related rows; ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``
@@ -121,4 +141,10 @@ struct BatchDeletion {
         nullified[target.name, default: []] += cleared
         for key in cleared { history.update(entity: target.name, rowID: key, attributes: [inverse.name]) }
     }
+}
+
+/// One step of a batch delete, with the values its statement binds.
+struct DeleteStep {
+    let sql: BatchDeleteStep
+    var bindings: [SQLValue] = []
 }
