@@ -26,7 +26,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             : """
             @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKit)
             init(initialValue) {
-                _\(raw: name) = _modelKitRelationshipDistinct(initialValue)
+                _\(raw: name) = _$modelKit._distinct(initialValue)
                 _$modelKit._noteInitialValue(initialValue)
             }
             """
@@ -42,7 +42,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """
             : """
             set {
-                let newValue = _modelKitRelationshipDistinct(newValue)
+                let newValue = _$modelKit._distinct(newValue)
                 _$modelKit.mutate(self, keyPath: \\.\(raw: name), column: \(column), from: _\(raw: name), to: newValue) {
                     _\(raw: name) = newValue
                 }

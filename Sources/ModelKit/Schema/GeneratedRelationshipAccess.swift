@@ -101,10 +101,8 @@
     return true
 }
 
-/// A value as a relationship property stores it: a to-many, optional or not, holds each model
-/// once, as SwiftData's do (`item.tags = [tag, tag]` holds `tag` once); anything else as it is.
-@inlinable public func _modelKitRelationshipDistinct<Value>(_ value: Value) -> Value { value }
-
+/// `value` with each model once, in order: a to-many holds each model once, as SwiftData's do
+/// (`item.tags = [tag, tag]` holds `tag` once).
 @inlinable public func _modelKitRelationshipDistinct<Target: PersistentModel>(_ value: [Target]) -> [Target] {
     guard value.count > 1 else { return value }
     var seen = Set<ObjectIdentifier>(minimumCapacity: value.count)
@@ -118,11 +116,22 @@
     return value.filter { seen.insert(ObjectIdentifier($0)).inserted }
 }
 
-@inlinable public func _modelKitRelationshipDistinct<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
-    value.map { _modelKitRelationshipDistinct($0) }
-}
-
 extension ModelStorage {
+    /// A value as the setter or initializer of a property that may be a relationship stores it: a
+    /// to-many, optional or not, holds each model once; anything else as it is. The engine's own
+    /// writes (loading, restoring, merging) hold each model once already and skip the check, which
+    /// costs a hash of every element.
+    @inlinable public func _distinct<Value>(_ value: Value) -> Value { value }
+
+    @inlinable public func _distinct<Target: PersistentModel>(_ value: [Target]) -> [Target] {
+        isLoading ? value : _modelKitRelationshipDistinct(value)
+    }
+
+    @inlinable public func _distinct<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
+        guard let value, !isLoading else { return value }
+        return _modelKitRelationshipDistinct(value)
+    }
+
     /// Notes a property's value given by an initializer: nothing for a value that is not a
     /// relationship.
     @inlinable public func _noteInitialValue<Value>(_ value: Value) {}

@@ -63,6 +63,7 @@ public final class ModelStorage {
     }
 
     /// Set while the engine itself writes properties (loading a row), so writes are not changes.
+    @usableFromInline
     var isLoading: Bool {
         get { flag(.isLoading) }
         set { setFlag(.isLoading, newValue) }
