@@ -28,6 +28,8 @@ extension ModelActor {
 
     /// The model executor, on which the actor runs.
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        // Asked on every hop onto the actor: a class cast first, cheaper than a protocol's.
+        if let executor = modelExecutor as? DefaultSerialModelExecutor { return executor.asUnownedSerialExecutor() }
         guard let serial = modelExecutor as? any SerialModelExecutor else {
             preconditionFailure("\(Self.self)'s modelExecutor must be a SerialModelExecutor, such as DefaultSerialModelExecutor")
         }
