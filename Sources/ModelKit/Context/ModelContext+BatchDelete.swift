@@ -26,30 +26,17 @@ extension ModelContext {
         let followsRules =
             !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
             || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
-        let access = store.access
-        let outcome: BatchDeletion = try run(on: link) {
-            try store.write(trace: statementTrace) { connection in
-                var deletion = BatchDeletion(connection: connection)
-                deletion.collectsFiles = store.externalFiles != nil
-                var token: Int64?
-                var change = StoreChange()
-                try connection.transaction {
-                    try deletion.deleteRows(of: entity, steps: steps, followingRules: followsRules)
-                    change = StoreChange(updated: deletion.nullified, deleted: deletion.deleted, origin: ObjectIdentifier(store))
-                    try access.announce(change, through: connection)
-                    token = try appendHistory(&deletion.history, to: store, in: connection)
-                }
-                store.externalFiles?.remove(deletion.removedFiles)
-                if let token { access.noteCommittedTransaction(token) }
-                if !change.isEmpty { access.publish(change, from: link.inbox) }
-                return deletion
+        let outcome = try run(on: link) {
+            try store.commit(trace: statementTrace, author: author, from: link.inbox) { writer in
+                let outcome = try writer.deleteRows(of: entity, steps: steps, followingRules: followsRules)
+                return (StoreChange(updated: outcome.nullified, deleted: outcome.deleted, origin: ObjectIdentifier(store)), outcome)
             }
         }
         try apply(outcome, in: store)
     }
 
     /// Makes the context agree with a committed batch delete, and announces it with `didSave`.
-    private func apply(_ outcome: BatchDeletion, in store: Store) throws {
+    private func apply(_ outcome: BatchDeletion.Outcome, in store: Store) throws {
         var identifiers: [PersistentIdentifier] = []
         for (name, keys) in outcome.deleted {
             guard let entity = container.schema.entity(named: name) else { continue }

@@ -113,13 +113,6 @@ extension ModelContext {
         }
     }
 
-    /// Appends `record` to the store's history in the transaction under way, unless it is empty.
-    /// Returns the new transaction's token.
-    func appendHistory(_ record: inout HistoryRecord, to store: Store, in connection: Connection) throws -> Int64? {
-        guard store.recordsHistory, !record.isEmpty else { return nil }
-        return try HistoryTable.append(&record, author: author, to: connection)
-    }
-
     private func defaultDescriptor<T>(_ descriptor: HistoryDescriptor<T>) throws -> HistoryDescriptor<DefaultHistoryTransaction> {
         guard let descriptor = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> else {
             throw ModelKitError.invalidFetchDescriptor("ModelKit stores record DefaultHistoryTransaction, not \(T.self)")

@@ -79,11 +79,10 @@ extension ModelContext {
     }
 
     /// Writes the to-one references left NULL at insert, once every inserted model has its key.
-    func writeForeignKeys(_ references: [(any PersistentModel, RelationshipInfo)], in connection: Connection) throws {
+    func writeForeignKeys(_ references: [(any PersistentModel, RelationshipInfo)], with writer: RowWriter) throws {
         for (model, relationship) in references {
             guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
-            let sql = entity.sql.update(columns: [relationship.column])
-            try connection.statement(sql).run([try model._modelKitValue(at: relationship.column), .integer(rowID)])
+            try writer.setReference(of: entity, rowID: rowID, column: relationship.column, to: model._modelKitValue(at: relationship.column))
         }
     }
 
@@ -92,7 +91,7 @@ extension ModelContext {
     /// a list not loaded, the changes made through its inverse meanwhile (see
     /// ``DeferredListChanges``). Only the owning side of a many-to-many writes; the other side
     /// mirrors it in memory.
-    func writeJoinTables(of models: [any PersistentModel], in connection: Connection) throws {
+    func writeJoinTables(of models: [any PersistentModel], with writer: RowWriter) throws {
         for model in models {
             let storage = model._$modelKit
             guard let entity = storage.entity, let rowID = storage.rowID else { continue }
@@ -110,24 +109,15 @@ extension ModelContext {
                     let current = Set(relationship.access.read(model).compactMap { $0._$modelKit.rowID })
                     if storage.isInserted {
                         // An upsert may have given the new model a stored row: its links are the list's.
-                        try connection.statement(RelationshipSQL.unlinkAll(from: name)).run([.integer(rowID)])
+                        try writer.unlinkAll(in: name, owner: rowID)
                         linked = current
                     } else {
-                        let select = try connection.statement(RelationshipSQL.linkedTargets(in: name, targetColumn: targetColumn))
-                        try select.bind([.integer(rowID)])
-                        let stored = Set(try select.int64s())
+                        let stored = try writer.linkedTargets(in: name, targetColumn: targetColumn, owner: rowID)
                         linked = current.subtracting(stored)
                         unlinked = stored.subtracting(current)
                     }
                 }
-                if !linked.isEmpty {
-                    let link = try connection.statement(RelationshipSQL.link(in: name, targetColumn: targetColumn))
-                    for targetID in linked { try link.run([.integer(rowID), .integer(targetID)]) }
-                }
-                if !unlinked.isEmpty {
-                    let unlink = try connection.statement(RelationshipSQL.unlink(in: name, targetColumn: targetColumn))
-                    for targetID in unlinked { try unlink.run([.integer(rowID), .integer(targetID)]) }
-                }
+                try writer.relink(in: name, targetColumn: targetColumn, owner: rowID, linking: linked, unlinking: unlinked)
             }
         }
     }

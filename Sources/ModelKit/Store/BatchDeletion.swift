@@ -17,6 +17,14 @@ struct BatchDeletion {
     private var seen: [String: Set<Int64>] = [:]
     private var deletedEntities: [Schema.Entity] = []
 
+    /// What a batch delete did, for the context to apply.
+    struct Outcome {
+        /// The keys deleted, by entity name.
+        let deleted: [String: [Int64]]
+        /// The keys of rows whose references were cleared, by entity name.
+        let nullified: [String: [Int64]]
+    }
+
     init(connection: Connection) {
         self.connection = connection
     }

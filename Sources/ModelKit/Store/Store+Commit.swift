@@ -1,0 +1,39 @@
+extension Store {
+    /// Runs `body` in one write transaction at the store's writer, in its turn, and commits what
+    /// it wrote with everything a commit owes the others: the change it returns is announced to
+    /// other instances, the history of its rows is appended, and, once committed, published to
+    /// the process's other contexts (all but `inbox`'s).
+    ///
+    /// External files the rows no longer name are removed once the transaction commits; files it
+    /// wrote are removed if it fails, and the store is then as it was.
+    /// - Parameters:
+    ///   - trace: receives each statement run, for the context's statement trace.
+    ///   - author: recorded in the history transaction.
+    /// - Throws: what `body` throws, or a ``ModelKitError`` for what the database refused.
+    func commit<R>(
+        trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox,
+        _ body: (inout RowWriter) throws -> (change: StoreChange, result: R)
+    ) throws -> R {
+        var writtenFiles: [String] = []
+        do {
+            return try write(trace: trace) { connection in
+                var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
+                defer { writtenFiles = writer.writtenFiles }
+                let (change, result, token) = try connection.transaction {
+                    let (change, result) = try body(&writer)
+                    try access.announce(change, through: connection)
+                    guard var record = writer.history, !record.isEmpty else { return (change, result, Int64?.none) }
+                    return (change, result, try HistoryTable.append(&record, author: author, to: connection))
+                }
+                externalFiles?.remove(writer.replacedFiles)
+                if let token { access.noteCommittedTransaction(token) }
+                if !change.isEmpty { access.publish(change, from: inbox) }
+                return result
+            }
+        } catch {
+            externalFiles?.remove(writtenFiles)
+            if let error = error as? SQLiteError { throw self.error(for: error) }
+            throw error
+        }
+    }
+}
