@@ -99,61 +99,6 @@ extension ModelContext {
         }
     }
 
-    /// Gives a registered model the row's values for every property it has not changed itself,
-    /// assigning only those that differ, so observers hear of real changes only. A loaded to-one
-    /// that now points elsewhere goes back to loading on first read, and the loaded lists of its
-    /// inverse let go of the model, on the model it left, and take it, on the one it joined:
-    /// those rows did not change, so no refresh of theirs would, and a list with unsaved changes
-    /// keeps them.
-    func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
-        let storage = model._$modelKit
-        guard !storage.isDeleted else { return }
-        let entity = row.entity
-        var assignments: [(Column, Any)] = []
-        var movedToOnes: [(index: Int, relationship: RelationshipInfo, stored: SQLValue, current: SQLValue)] = []
-        // A column the row or the model holds a partial fetch's placeholder for is left alone:
-        // the model's loads from the row on first read.
-        let unfetched = (row.partial?.unfetched ?? []) + (storage.faults?.unfetchedColumns ?? [])
-        for index in entity.columns.indices
-        where !storage.changedColumns.contains(index) && entity.ephemeralValues?[index] == nil
-            && (unfetched.isEmpty || !unfetched.contains(index))
-        {
-            let stored = row.stored(at: index)
-            guard let relationship = entity.relationshipsByColumn[index] else {
-                if try stored != model._modelKitValue(at: index) {
-                    assignments.append((entity.columns[index], try entity.decode(stored, at: index)))
-                }
-                continue
-            }
-            guard !relationship.isToMany else { continue }
-            let current = try heldKey(of: model, at: index)
-            if stored != current { movedToOnes.append((index, relationship, stored, current)) }
-        }
-        guard !assignments.isEmpty || !movedToOnes.isEmpty else { return }
-        let staleLists = movedToOnes.flatMap { inverseLists(of: $0.relationship, leaving: $0.current, joining: $0.stored) }
-        var required: [(Column, Any)] = []
-        var faults: [Int: ModelStorage.Fault?] = [:]
-        for (index, relationship, stored, _) in movedToOnes {
-            if case .toOne(_, isOptional: false) = relationship.shape {
-                required.append((entity.columns[index], try row.value(at: index) as Any))
-                continue
-            }
-            if case .integer(let key) = stored { faults[index] = .toOne(key) } else { faults[index] = .some(nil) }
-            // One not loaded holds the placeholder already; a write would load it first.
-            if storage.faults?[index] == nil { assignments.append((entity.columns[index], relationship.access.placeholder)) }
-        }
-        storage.loading {
-            for (column, value) in assignments + required { column.assign(value, to: model) }
-        }
-        // Marked after the writes: writing a relationship with a fault would load it.
-        for (index, fault) in faults {
-            var all = storage.faults ?? [:]
-            all[index] = fault
-            storage.faults = all.isEmpty ? nil : all
-        }
-        follow(staleLists, of: model)
-    }
-
     /// Marks a model whose row another context or process deleted as deleted, and drops it from
     /// the context, unless it has unsaved changes: those stay, and saving them reports the
     /// conflict.
