@@ -5,7 +5,7 @@
 struct FetchPlan {
     let entity: Schema.Entity
     /// The translated predicate; nil when there is no predicate or it runs in Swift.
-    let condition: SQLFragment?
+    let condition: PredicateTerm?
     /// Why the predicate runs in Swift, if it does.
     let untranslated: Untranslatable?
     /// The `ORDER BY` clause; nil when sorting runs in Swift.
@@ -28,7 +28,7 @@ struct FetchPlan {
         self.entity = entity
         fetchLimit = descriptor.fetchLimit
         fetchOffset = descriptor.fetchOffset
-        var condition: SQLFragment?
+        var condition: PredicateTerm?
         var untranslated: Untranslatable?
         if let predicate = descriptor.predicate {
             do {
@@ -104,7 +104,7 @@ struct FetchPlan {
     /// and how many of them hold NaN, leaving out the rows under `keys`.
     func sum(of column: Int, leavingOut keys: [Int64]) -> SQL {
         let name = entity.sql.columns[column]
-        let nan = dialect.isNaN(SQLFragment(name)).text
+        let nan = dialect.isNaN(PredicateTerm(name)).text
         let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"
         return filtered(select, leavingOut: keys)
     }

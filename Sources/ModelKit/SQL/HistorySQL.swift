@@ -27,21 +27,21 @@ enum HistorySQL {
     static let deleteAll = "DELETE FROM \(table)"
 
     /// Deletes the transactions `condition` matches (all when nil) and returns their tokens.
-    static func delete(where condition: SQLFragment?) -> SQL {
-        let whereClause = condition.map { SQLFragment.compose(" WHERE $0", $0) } ?? SQLFragment("")
+    static func delete(where condition: PredicateTerm?) -> SQL {
+        let whereClause = condition.map { PredicateTerm.compose(" WHERE $0", $0) } ?? PredicateTerm("")
         return SQL(text: "DELETE FROM \(table)\(whereClause.text) RETURNING \"token\"", bindings: whereClause.bindings)
     }
 
     /// The history's columns by key path of ``DefaultHistoryTransaction``, for predicates.
-    static func columns(storeIdentifier: String) -> [AnyKeyPath: SQLFragment] {
+    static func columns(storeIdentifier: String) -> [AnyKeyPath: PredicateTerm] {
         [
-            \DefaultHistoryTransaction.token: SQLFragment(#""token""#, type: Int64.self),
-            \DefaultHistoryTransaction.transactionIdentifier: SQLFragment(#""token""#, type: Int64.self),
-            \DefaultHistoryTransaction.timestamp: SQLFragment(#""timestamp""#, type: Date.self),
-            \DefaultHistoryTransaction.author: SQLFragment(#""author""#, type: String?.self),
-            \DefaultHistoryTransaction.bundleIdentifier: SQLFragment(#""bundle""#, type: String.self),
-            \DefaultHistoryTransaction.processIdentifier: SQLFragment(#""process""#, type: String.self),
-            \DefaultHistoryTransaction.storeIdentifier: SQLFragment("?", bindings: [.text(storeIdentifier)], type: String.self),
+            \DefaultHistoryTransaction.token: PredicateTerm(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.transactionIdentifier: PredicateTerm(#""token""#, type: Int64.self),
+            \DefaultHistoryTransaction.timestamp: PredicateTerm(#""timestamp""#, type: Date.self),
+            \DefaultHistoryTransaction.author: PredicateTerm(#""author""#, type: String?.self),
+            \DefaultHistoryTransaction.bundleIdentifier: PredicateTerm(#""bundle""#, type: String.self),
+            \DefaultHistoryTransaction.processIdentifier: PredicateTerm(#""process""#, type: String.self),
+            \DefaultHistoryTransaction.storeIdentifier: PredicateTerm("?", bindings: [.text(storeIdentifier)], type: String.self),
         ]
     }
 }

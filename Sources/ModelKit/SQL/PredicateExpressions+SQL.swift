@@ -4,14 +4,14 @@ import Foundation
 /// produces for comparisons, logic, arithmetic, strings, collections, optionals, relationships
 /// and conditionals; a node conforms when its children do.
 protocol SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm
     /// Adds the node's key paths, variables and constants to `leaves`, children in the order
     /// ``sql(in:)`` translates them, so that constants are numbered alike.
     func collect(into leaves: inout PredicateLeaves)
 }
 
 extension PredicateExpressions.Variable: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         try translator.variable(key)
     }
 
@@ -21,7 +21,7 @@ extension PredicateExpressions.Variable: SQLTranslatable {
 /// A property of the model, or of a related model (`$0.shelf?.name`, as a lookup), or the
 /// `count` or `isEmpty` of a to-many (as a `COUNT`).
 extension PredicateExpressions.KeyPath: SQLTranslatable where Root: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let base = try root.sql(in: &translator)
         guard case .many? = base.reference else {
             do {
@@ -46,7 +46,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatable where Root: SQLTranslata
 
 /// `models.contains { … }` on a to-many, as `EXISTS` over the related rows.
 extension PredicateExpressions.SequenceContainsWhere: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         try translator.exists(in: try sequence.sql(in: &translator), where: variable.key) { try test.sql(in: &$0) }
     }
 
@@ -64,14 +64,14 @@ protocol SQLBindable {
 }
 
 extension PredicateExpressions.Value: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let (index, constant) = translator.takeConstant()
         guard case .value(let encoded) = constant else { throw Untranslatable("a value of type \(Output.self)") }
         let placeholder = BindingSource.constant(index).placeholder
         if value is any SQLBindable {
-            return SQLFragment(translator.dialect.parameter(.integer), bindings: [placeholder], type: Int64.self)
+            return PredicateTerm(translator.dialect.parameter(.integer), bindings: [placeholder], type: Int64.self)
         }
-        var parameter = SQLFragment(translator.dialect.parameter(ValueCodec.make(for: Output.self)?.affinity), bindings: [placeholder], type: Output.self)
+        var parameter = PredicateTerm(translator.dialect.parameter(ValueCodec.make(for: Output.self)?.affinity), bindings: [placeholder], type: Output.self)
         parameter.isNonNullConstant = encoded != .null
         return parameter
     }
@@ -80,8 +80,8 @@ extension PredicateExpressions.Value: SQLTranslatable {
 }
 
 extension PredicateExpressions.NilLiteral: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment("NULL")
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
+        PredicateTerm("NULL")
     }
 
     func collect(into leaves: inout PredicateLeaves) {}
@@ -90,7 +90,7 @@ extension PredicateExpressions.NilLiteral: SQLTranslatable {
 /// `==` and `!=` use SQLite's `IS` and `IS NOT`, which treat NULL as a value, as Swift treats
 /// nil. A NaN, stored as a blob, equals nothing.
 extension PredicateExpressions.Equal: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: true, translator)
     }
 
@@ -101,7 +101,7 @@ extension PredicateExpressions.Equal: SQLTranslatable where LHS: SQLTranslatable
 }
 
 extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         equality(try lhs.sql(in: &translator), try rhs.sql(in: &translator), isEqual: false, translator)
     }
 
@@ -111,17 +111,17 @@ extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslata
     }
 }
 
-private func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, isEqual: Bool, _ translator: PredicateSQL) -> SQLFragment {
+private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool, _ translator: PredicateSQL) -> PredicateTerm {
     let dialect = translator.dialect
     let left = translator.value(lhs)
     let right = translator.value(rhs)
     let op = isEqual ? dialect.nullSafeEqual : dialect.nullSafeNotEqual
-    var comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(op))
+    var comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(op))
     if isEqual, dialect == .postgres, left.isNonNullConstant || right.isNonNullConstant {
         // PostgreSQL's indexes serve `=`, not `IS NOT DISTINCT FROM`. Against a value that is not
         // NULL, `a = v AND a IS NOT NULL` is the same test, false (never NULL) when `a` is NULL.
         let other = left.isNonNullConstant ? right : left
-        comparison = SQLFragment.compose("($0 = $1 AND $2 IS NOT NULL)", left, right, other)
+        comparison = PredicateTerm.compose("($0 = $1 AND $2 IS NOT NULL)", left, right, other)
     }
     // A NaN on one side only already fails `IS`, so two NaNs are what is left to tell: testing one
     // side is enough, and a constant's test runs once per query rather than once per row.
@@ -135,7 +135,7 @@ private func equality(_ lhs: SQLFragment, _ rhs: SQLFragment, isEqual: Bool, _ t
 /// `<`, `<=`, `>` and `>=`. Unsigned integers and decimals are stored in forms SQLite orders
 /// differently, so they stay in Swift; a NaN compares false, as in Swift.
 extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let left = translator.value(try lhs.sql(in: &translator))
         let right = translator.value(try rhs.sql(in: &translator))
         guard !left.hasUnorderedStorage, !right.hasUnorderedStorage else { throw Untranslatable(self) }
@@ -145,7 +145,7 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         case .greaterThan: ">"
         case .greaterThanOrEqual: ">="
         }
-        let comparison = SQLFragment.compose("($0 $2 $1)", left, right, SQLFragment(symbol))
+        let comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(symbol))
         // A NaN sorts above every number, so only one on the side the operator wants greater can
         // make the comparison true; one on the other side already makes it false.
         let greater = op == .greaterThan || op == .greaterThanOrEqual ? left : right
@@ -167,7 +167,7 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
 }
 
 extension PredicateExpressions.Conjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         .condition("($0 AND $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
     }
 
@@ -178,7 +178,7 @@ extension PredicateExpressions.Conjunction: SQLTranslatable where LHS: SQLTransl
 }
 
 extension PredicateExpressions.Disjunction: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         .condition("($0 OR $1)", translator.condition(try lhs.sql(in: &translator)), translator.condition(try rhs.sql(in: &translator)))
     }
 
@@ -189,7 +189,7 @@ extension PredicateExpressions.Disjunction: SQLTranslatable where LHS: SQLTransl
 }
 
 extension PredicateExpressions.Negation: SQLTranslatable where Wrapped: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         .condition("(NOT $0)", translator.condition(try wrapped.sql(in: &translator)))
     }
 
@@ -197,7 +197,7 @@ extension PredicateExpressions.Negation: SQLTranslatable where Wrapped: SQLTrans
 }
 
 extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let symbol = switch op {
         case .add: "+"
         case .subtract: "-"
@@ -220,7 +220,7 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable where LHS: SQLTransla
 
 /// Integer `/` and `%` truncate toward zero in SQLite, as in Swift.
 extension PredicateExpressions.IntDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 
@@ -231,7 +231,7 @@ extension PredicateExpressions.IntDivision: SQLTranslatable where LHS: SQLTransl
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         try arithmetic("%", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 
@@ -242,7 +242,7 @@ extension PredicateExpressions.IntRemainder: SQLTranslatable where LHS: SQLTrans
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         try arithmetic("/", try lhs.sql(in: &translator), try rhs.sql(in: &translator), type: LHS.Output.self, translator)
     }
 
@@ -255,17 +255,17 @@ extension PredicateExpressions.FloatDivision: SQLTranslatable where LHS: SQLTran
 /// Arithmetic stays in Swift for unsigned integers and decimals, whose stored forms are not their
 /// values, and for floating-point values, where a stored NaN would turn into a number.
 private func arithmetic(
-    _ symbol: String, _ left: SQLFragment, _ right: SQLFragment, type: Any.Type, _ translator: PredicateSQL
-) throws -> SQLFragment {
+    _ symbol: String, _ left: PredicateTerm, _ right: PredicateTerm, type: Any.Type, _ translator: PredicateSQL
+) throws -> PredicateTerm {
     guard left.isPlainNumber, right.isPlainNumber else { throw Untranslatable("arithmetic on \(type)") }
-    return SQLFragment.compose("($0 $2 $1)", translator.value(left), translator.value(right), SQLFragment(symbol), type: type)
+    return PredicateTerm.compose("($0 $2 $1)", translator.value(left), translator.value(right), PredicateTerm(symbol), type: type)
 }
 
 extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let value = translator.value(try wrapped.sql(in: &translator))
         guard value.isPlainNumber else { throw Untranslatable(self) }
-        return SQLFragment.compose("(-$0)", value, type: Output.self)
+        return PredicateTerm.compose("(-$0)", value, type: Output.self)
     }
 
     func collect(into leaves: inout PredicateLeaves) { wrapped.collect(into: &leaves) }
@@ -274,7 +274,7 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable where Wrapped: SQLTra
 /// `string.contains(other)`, as `instr`, so `%`, `_` and quotes in the text match literally.
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable
 where Base: SQLTranslatable, Other: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         guard Base.Output.self == String.self, Other.Output.self == String.self else { throw Untranslatable(self) }
         let position = translator.dialect.position(of: try other.sql(in: &translator), in: try base.sql(in: &translator))
         return .condition("($0 > 0)", position)
@@ -288,7 +288,7 @@ where Base: SQLTranslatable, Other: SQLTranslatable {
 
 /// `string.starts(with: prefix)`: the first occurrence of the prefix is at the start.
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatable where Base: SQLTranslatable, Prefix: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         guard Base.Output.self == String.self, Prefix.Output.self == String.self else { throw Untranslatable(self) }
         let position = translator.dialect.position(of: try prefix.sql(in: &translator), in: try base.sql(in: &translator))
         return .condition("($0 = 1)", position)
@@ -302,7 +302,7 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatable where Base: S
 
 /// `[values].contains(column)`, as `IN`, when the collection is a value.
 extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         guard sequence is PredicateExpressions.Value<LHS.Output>, let codec = ValueCodec.make(for: LHS.Output.Element.self) else {
             throw Untranslatable(self)
         }
@@ -310,16 +310,16 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
         let (index, constant) = translator.takeConstant()
         guard !element.isFloatingPoint, case .list(let encoded) = constant else { throw Untranslatable(self) }
         guard !encoded.isEmpty else { return .condition("(1 = 0)") }
-        guard encoded.count > SQLFragment.longestParameterList else {
+        guard encoded.count > PredicateTerm.longestParameterList else {
             let parameter = translator.dialect.parameter(codec.affinity)
-            let list = SQLFragment(
+            let list = PredicateTerm(
                 Array(repeating: parameter, count: encoded.count).joined(separator: ", "),
                 bindings: encoded.indices.map { BindingSource.element(constant: index, index: $0).placeholder })
             return .condition("($0 IN ($1))", element, list)
         }
         // JSON's decimal text may not give back a double's exact bits: long lists of them run in Swift.
         guard !encoded.contains(where: { if case .real = $0 { true } else { false } }) else { throw Untranslatable(self) }
-        let array = SQLFragment("?", bindings: [BindingSource.json(constant: index).placeholder])
+        let array = PredicateTerm("?", bindings: [BindingSource.json(constant: index).placeholder])
         let hasBlobs = encoded.contains { if case .blob = $0 { true } else { false } }
         return .condition(translator.dialect.membership(of: element, in: array, affinity: codec.affinity, hasBlobs: hasBlobs))
     }
@@ -331,16 +331,16 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
     }
 }
 
-extension SQLFragment {
+extension PredicateTerm {
     /// A condition made of `parts`, as ``compose(_:_:type:)`` makes it.
-    static func condition(_ template: StaticString, _ parts: SQLFragment...) -> SQLFragment {
+    static func condition(_ template: StaticString, _ parts: PredicateTerm...) -> PredicateTerm {
         var result = composeArray(template, parts)
         result.isCondition = true
         return result
     }
 
     /// A fragment known to be a condition already.
-    static func condition(_ fragment: SQLFragment) -> SQLFragment {
+    static func condition(_ fragment: PredicateTerm) -> PredicateTerm {
         var result = fragment
         result.isCondition = true
         return result
@@ -405,10 +405,10 @@ extension Data {
 /// `optional.flatMap { … }`, and optional chaining: nil stays nil, otherwise the transform runs
 /// on the unwrapped value.
 extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         let value = try wrapped.sql(in: &translator)
         let body = try translator.binding(variable.key, to: value) { try transform.sql(in: &$0) }
-        var result = SQLFragment.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", translator.value(value), body, type: Result.self)
+        var result = PredicateTerm.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", translator.value(value), body, type: Result.self)
         result.reference = body.reference  // `a?.b?.c`: the next step reads the related row `b`
         result.isCondition = body.isCondition
         return result
@@ -422,8 +422,8 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTr
 }
 
 extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose(
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
+        PredicateTerm.compose(
             "coalesce($0, $1)", translator.value(try lhs.sql(in: &translator)), translator.value(try rhs.sql(in: &translator)), type: Output.self)
     }
 
@@ -434,7 +434,7 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTransl
 }
 
 extension PredicateExpressions.ForcedUnwrap: SQLTranslatable where Inner: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         var value = try inner.sql(in: &translator)
         value.traits = .of(Output.self)
         return value
@@ -445,8 +445,8 @@ extension PredicateExpressions.ForcedUnwrap: SQLTranslatable where Inner: SQLTra
 
 extension PredicateExpressions.Conditional: SQLTranslatable
 where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
-        SQLFragment.compose(
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
+        PredicateTerm.compose(
             "(CASE WHEN $0 THEN $1 ELSE $2 END)", translator.condition(try test.sql(in: &translator)),
             translator.value(try trueBranch.sql(in: &translator)), translator.value(try falseBranch.sql(in: &translator)), type: Output.self)
     }
@@ -462,7 +462,7 @@ where Test: SQLTranslatable, If: SQLTranslatable, Else: SQLTranslatable {
 /// (SQLite calls back into Swift), else untranslatable, so the fetch filters in Swift.
 extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable
 where Root: SQLTranslatable, Other: SQLTranslatable {
-    func sql(in translator: inout PredicateSQL) throws -> SQLFragment {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         guard Root.Output.self == String.self, Other.Output.self == String.self,
             let contains = translator.dialect.localizedStandardContains(
                 try other.sql(in: &translator), in: try root.sql(in: &translator))

@@ -90,7 +90,7 @@ enum LeafConstant {
         case .unencodable: return -1
         case .value(let value): return value == .null ? -2 : -3
         case .list(let values):
-            guard values.count > SQLFragment.longestParameterList else { return -4 - values.count }
+            guard values.count > PredicateTerm.longestParameterList else { return -4 - values.count }
             let hasReals = values.contains { if case .real = $0 { true } else { false } }
             let hasBlobs = values.contains { if case .blob = $0 { true } else { false } }
             return -1000 - (hasReals ? 1 : 0) - (hasBlobs ? 2 : 0)
@@ -162,7 +162,7 @@ enum BindingSource: Equatable, Sendable {
             return values[index]
         case .json(let constant):
             guard case .list(let values) = constants[constant] else { throw Untranslatable("a list") }
-            return .text(try SQLFragment.jsonArray(of: values))
+            return .text(try PredicateTerm.jsonArray(of: values))
         }
     }
 }
@@ -174,7 +174,7 @@ struct RecordedTranslation: Sendable {
     let sources: [BindingSource]
     let failure: Untranslatable?
 
-    init(_ translate: () throws -> SQLFragment) throws {
+    init(_ translate: () throws -> PredicateTerm) throws {
         do {
             let fragment = try translate()
             text = fragment.text
@@ -187,9 +187,9 @@ struct RecordedTranslation: Sendable {
     }
 
     /// The translation of a predicate with these constants.
-    func fragment(with constants: [LeafConstant]) throws -> SQLFragment {
+    func fragment(with constants: [LeafConstant]) throws -> PredicateTerm {
         if let failure { throw failure }
-        var fragment = SQLFragment(text, bindings: try sources.map { try $0.resolve(constants) })
+        var fragment = PredicateTerm(text, bindings: try sources.map { try $0.resolve(constants) })
         fragment.isCondition = isCondition
         return fragment
     }

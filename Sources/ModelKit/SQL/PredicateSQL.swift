@@ -14,7 +14,7 @@ struct PredicateSQL {
     let dialect: SQLDialect
     /// What each predicate variable stands for: the model row, a related row, or an optional's
     /// unwrapped value.
-    private var variables: [PredicateExpressions.VariableID: SQLFragment] = [:]
+    private var variables: [PredicateExpressions.VariableID: PredicateTerm] = [:]
     private var aliases = 0
     /// The predicate's constants, in the order the translation meets them, and how many it has
     /// met: each is bound as a placeholder naming it (see ``BindingSource``).
@@ -33,23 +33,23 @@ struct PredicateSQL {
     /// - Throws: ``Untranslatable`` naming the first node that has no SQL translation.
     static func condition<T: PersistentModel>(
         for predicate: Predicate<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite
-    ) throws -> SQLFragment {
+    ) throws -> PredicateTerm {
         try condition(for: predicate, input: { .row(of: entity, qualifier: entity.sql.table) }, dialect: dialect, cache: entity.translations)
     }
 
     /// The `WHERE` condition for `predicate` over a table that is not a model's (the history's),
     /// whose columns are given by key path of the predicate's input.
     static func condition<T>(
-        for predicate: Predicate<T>, columns: [AnyKeyPath: SQLFragment], dialect: SQLDialect = .sqlite
-    ) throws -> SQLFragment {
-        var input = SQLFragment("")
+        for predicate: Predicate<T>, columns: [AnyKeyPath: PredicateTerm], dialect: SQLDialect = .sqlite
+    ) throws -> PredicateTerm {
+        var input = PredicateTerm("")
         input.reference = .record(columns)
         return try condition(for: predicate, input: { input }, dialect: dialect, cache: nil)
     }
 
     private static func condition<T>(
-        for predicate: Predicate<T>, input: () -> SQLFragment, dialect: SQLDialect, cache: TranslationCache?
-    ) throws -> SQLFragment {
+        for predicate: Predicate<T>, input: () -> PredicateTerm, dialect: SQLDialect, cache: TranslationCache?
+    ) throws -> PredicateTerm {
         guard let expression = TranslatableTypes.translatable(predicate.expression) else {
             throw Untranslatable(firstUntranslatableNode(in: predicate.expression))
         }
@@ -76,18 +76,18 @@ struct PredicateSQL {
 
     /// `fragment` where a condition is expected (`WHERE`, `AND`, `NOT`, `CASE WHEN`). A stored
     /// `Bool` is an integer; PostgreSQL wants a boolean there.
-    func condition(_ fragment: SQLFragment) -> SQLFragment {
+    func condition(_ fragment: PredicateTerm) -> PredicateTerm {
         guard dialect == .postgres, !fragment.isCondition else { return fragment }
-        var result = SQLFragment.compose("($0 <> 0)", fragment)
+        var result = PredicateTerm.compose("($0 <> 0)", fragment)
         result.isCondition = true
         return result
     }
 
     /// `fragment` where a value is expected (an operand, a `CASE` branch): a condition becomes
     /// the integer a stored `Bool` is, nil staying nil.
-    func value(_ fragment: SQLFragment) -> SQLFragment {
+    func value(_ fragment: PredicateTerm) -> PredicateTerm {
         guard dialect == .postgres, fragment.isCondition else { return fragment }
-        return SQLFragment.compose("(CASE WHEN $0 THEN 1 WHEN NOT $0 THEN 0 END)", fragment, type: Bool.self)
+        return PredicateTerm.compose("(CASE WHEN $0 THEN 1 WHEN NOT $0 THEN 0 END)", fragment, type: Bool.self)
     }
 
     /// The innermost node of a tree that has no translation: the one to name in the log.
@@ -101,7 +101,7 @@ struct PredicateSQL {
     }
 
     /// What a variable stands for.
-    func variable(_ id: PredicateExpressions.VariableID) throws -> SQLFragment {
+    func variable(_ id: PredicateExpressions.VariableID) throws -> PredicateTerm {
         guard let fragment = variables[id] else { throw Untranslatable("an unknown variable") }
         return fragment
     }
@@ -114,17 +114,17 @@ struct PredicateSQL {
 
     /// The property at `keyPath` of the model `base` stands for: a column of its row, a lookup
     /// of a related row's column, or a to-many to filter or count.
-    mutating func member(_ keyPath: AnyKeyPath, of base: SQLFragment) throws -> SQLFragment {
+    mutating func member(_ keyPath: AnyKeyPath, of base: PredicateTerm) throws -> PredicateTerm {
         switch base.reference {
         case .row(let entity, let qualifier)?:
             // An ephemeral property has no column, an external one may hold a file name: predicates on them run in Swift.
             guard let index = entity.column(for: keyPath), entity.isQueryable(index) else { throw Untranslatable(keyPath) }
             let text = qualifier == entity.sql.table ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
-            var column = SQLFragment(text)
+            var column = PredicateTerm(text)
             column.traits = entity.storageTraits[index]
             if let relationship = entity.relationshipsByColumn[index] {
                 column.reference = relationship.isToMany
-                    ? .many(relationship, owner: SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)"))
+                    ? .many(relationship, owner: PredicateTerm("\(qualifier).\(TableSQL.quotedPrimaryKey)"))
                     : .key(of: relationship.target)
             }
             return column
@@ -133,9 +133,9 @@ struct PredicateSQL {
             let alias = newAlias()
             let inner = try member(keyPath, of: .row(of: entity, qualifier: alias))
             guard case .many? = inner.reference else {
-                var lookup = SQLFragment.compose(
-                    "(SELECT $0 FROM $2 AS $3 WHERE $4 = $1)", inner, base, SQLFragment(entity.sql.table), SQLFragment(alias),
-                    SQLFragment("\(alias).\(TableSQL.quotedPrimaryKey)"))
+                var lookup = PredicateTerm.compose(
+                    "(SELECT $0 FROM $2 AS $3 WHERE $4 = $1)", inner, base, PredicateTerm(entity.sql.table), PredicateTerm(alias),
+                    PredicateTerm("\(alias).\(TableSQL.quotedPrimaryKey)"))
                 lookup.traits = inner.traits
                 lookup.reference = inner.reference
                 return lookup
@@ -151,46 +151,46 @@ struct PredicateSQL {
 
     /// `EXISTS` over the targets of a to-many, with `variable` standing for each target row.
     mutating func exists(
-        in collection: SQLFragment, where variable: PredicateExpressions.VariableID,
-        _ test: (inout PredicateSQL) throws -> SQLFragment
-    ) throws -> SQLFragment {
+        in collection: PredicateTerm, where variable: PredicateExpressions.VariableID,
+        _ test: (inout PredicateSQL) throws -> PredicateTerm
+    ) throws -> PredicateTerm {
         guard case .many(let relationship, let owner)? = collection.reference else {
             throw Untranslatable("contains(where:) on something other than a to-many")
         }
         let alias = newAlias()
         let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias), test)
-        var exists = SQLFragment.compose(
+        var exists = PredicateTerm.compose(
             "EXISTS (SELECT 1 FROM $2 AS $3 WHERE $0 AND $1)",
-            link(relationship, alias: alias, owner: owner), self.condition(condition), SQLFragment(relationship.target.sql.table),
-            SQLFragment(alias))
+            link(relationship, alias: alias, owner: owner), self.condition(condition), PredicateTerm(relationship.target.sql.table),
+            PredicateTerm(alias))
         exists.isCondition = true
         return exists
     }
 
     /// The number of targets of a to-many.
-    mutating func count(of collection: SQLFragment) throws -> SQLFragment {
+    mutating func count(of collection: PredicateTerm) throws -> PredicateTerm {
         guard case .many(let relationship, let owner)? = collection.reference else { throw Untranslatable("count") }
         let alias = newAlias()
-        return SQLFragment.compose(
+        return PredicateTerm.compose(
             "(SELECT COUNT(*) FROM $1 AS $2 WHERE $0)",
-            link(relationship, alias: alias, owner: owner), SQLFragment(relationship.target.sql.table), SQLFragment(alias), type: Int.self)
+            link(relationship, alias: alias, owner: owner), PredicateTerm(relationship.target.sql.table), PredicateTerm(alias), type: Int.self)
     }
 
     /// The condition tying a target row (`alias`) to its owner.
-    private func link(_ relationship: RelationshipInfo, alias: String, owner: SQLFragment) -> SQLFragment {
+    private func link(_ relationship: RelationshipInfo, alias: String, owner: PredicateTerm) -> PredicateTerm {
         let target = relationship.target!
         switch relationship.storage {
         case .joinTable(let name, let ownerColumn, let targetColumn):
-            return SQLFragment.compose(
-                "$1 IN (SELECT $2 FROM $3 WHERE $4 = $0)", owner, SQLFragment("\(alias).\(TableSQL.quotedPrimaryKey)"),
-                SQLFragment(targetColumn.quotedIdentifier), SQLFragment(name.quotedIdentifier), SQLFragment(ownerColumn.quotedIdentifier))
+            return PredicateTerm.compose(
+                "$1 IN (SELECT $2 FROM $3 WHERE $4 = $0)", owner, PredicateTerm("\(alias).\(TableSQL.quotedPrimaryKey)"),
+                PredicateTerm(targetColumn.quotedIdentifier), PredicateTerm(name.quotedIdentifier), PredicateTerm(ownerColumn.quotedIdentifier))
         default:
-            return SQLFragment.compose("$1 = $0", owner, SQLFragment("\(alias).\(target.sql.columns[relationship.inverse!.column])"))
+            return PredicateTerm.compose("$1 = $0", owner, PredicateTerm("\(alias).\(target.sql.columns[relationship.inverse!.column])"))
         }
     }
 
     /// Translates `body` with `id` standing for `value`.
-    mutating func binding<R>(_ id: PredicateExpressions.VariableID, to value: SQLFragment, _ body: (inout Self) throws -> R) rethrows -> R {
+    mutating func binding<R>(_ id: PredicateExpressions.VariableID, to value: PredicateTerm, _ body: (inout Self) throws -> R) rethrows -> R {
         variables[id] = value
         defer { variables[id] = nil }
         return try body(&self)
@@ -208,10 +208,18 @@ struct Untranslatable: Error, CustomStringConvertible, Sendable {
     var description: String { "no SQL translation for \(node)" }
 }
 
-/// A piece of SQL and the values its parameters bind, in order.
-struct SQLFragment: Equatable {
-    var text: String
-    var bindings: [SQLValue] = []
+/// A translated predicate expression or value: its ``SQL``, and what the translator knows of it
+/// (the storage of its type, the model it refers to, whether it is a condition).
+struct PredicateTerm: Equatable {
+    var sql: SQL
+    var text: String {
+        get { sql.text }
+        set { sql.text = newValue }
+    }
+    var bindings: [SQLValue] {
+        get { sql.bindings }
+        set { sql.bindings = newValue }
+    }
     /// How SQLite treats the value's stored form, when its type is known.
     var traits = StorageTraits.plain
     /// The model the value refers to, when it is a row or a relationship.
@@ -223,54 +231,33 @@ struct SQLFragment: Equatable {
     var isNonNullConstant = false
 
     init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
-        self.text = text
-        self.bindings = bindings
+        self.init(SQL(text: text, bindings: bindings), type: type)
+    }
+
+    init(_ sql: SQL, type: Any.Type? = nil) {
+        self.sql = sql
         if let type { traits = .of(type) }
     }
 
     /// A model's row: its text is the row's primary key, qualified.
-    static func row(of entity: Schema.Entity, qualifier: String) -> SQLFragment {
-        var fragment = SQLFragment("\(qualifier).\(TableSQL.quotedPrimaryKey)")
+    static func row(of entity: Schema.Entity, qualifier: String) -> PredicateTerm {
+        var fragment = PredicateTerm("\(qualifier).\(TableSQL.quotedPrimaryKey)")
         fragment.reference = .row(entity, qualifier: qualifier)
         return fragment
     }
 
-    static func == (lhs: SQLFragment, rhs: SQLFragment) -> Bool {
-        lhs.text == rhs.text && lhs.bindings == rhs.bindings
+    static func == (lhs: PredicateTerm, rhs: PredicateTerm) -> Bool {
+        lhs.sql == rhs.sql
     }
 
-    /// Joins fragments into one, with `template`'s `$0`, `$1`, … replaced by their text, and their
-    /// bindings in the order their placeholders appear. The template is a constant: identifiers
-    /// (table names, aliases) are parts too, so a `$` or a non-ASCII letter in a model's name is
-    /// never read as a placeholder or split into bytes.
-    static func compose(_ template: StaticString, _ parts: SQLFragment..., type: Any.Type? = nil) -> SQLFragment {
+    /// Joins terms into one, as ``SQL/compose(_:_:)`` joins their SQL.
+    static func compose(_ template: StaticString, _ parts: PredicateTerm..., type: Any.Type? = nil) -> PredicateTerm {
         composeArray(template, parts, type: type)
     }
 
     /// ``compose(_:_:type:)`` with its parts in an array.
-    static func composeArray(_ template: StaticString, _ parts: [SQLFragment], type: Any.Type? = nil) -> SQLFragment {
-        var text = ""
-        var bindings: [SQLValue] = []
-        template.withUTF8Buffer { bytes in
-            var literalStart = 0
-            var index = 0
-            while index < bytes.count {
-                guard bytes[index] == UInt8(ascii: "$"), index + 1 < bytes.count,
-                    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 1])
-                else {
-                    index += 1
-                    continue
-                }
-                text += String(decoding: UnsafeBufferPointer(rebasing: bytes[literalStart..<index]), as: UTF8.self)
-                let part = parts[Int(bytes[index + 1] - UInt8(ascii: "0"))]
-                text += part.text
-                bindings += part.bindings
-                index += 2
-                literalStart = index
-            }
-            text += String(decoding: UnsafeBufferPointer(rebasing: bytes[literalStart...]), as: UTF8.self)
-        }
-        return SQLFragment(text, bindings: bindings, type: type)
+    static func composeArray(_ template: StaticString, _ parts: [PredicateTerm], type: Any.Type? = nil) -> PredicateTerm {
+        PredicateTerm(SQL.compose(template, parts.map(\.sql)), type: type)
     }
 
     /// Whether the value is a `Double` or `Float`, which the store keeps as a blob when it is NaN.
@@ -292,9 +279,9 @@ indirect enum ModelReference {
     /// A to-one: the fragment's value is the primary key of a row of `entity`.
     case key(of: Schema.Entity)
     /// A to-many of the row whose primary key is `owner`.
-    case many(RelationshipInfo, owner: SQLFragment)
+    case many(RelationshipInfo, owner: PredicateTerm)
     /// A row of a table that is not a model's, with its columns by key path.
-    case record([AnyKeyPath: SQLFragment])
+    case record([AnyKeyPath: PredicateTerm])
 }
 
 /// Which predicate expression types translate, worked out once per type: the cast to

@@ -192,10 +192,10 @@ package enum SQLDialect: Sendable {
 
     /// Whether a floating-point value is NaN: SQLite's stored NaN is a blob (it has no NaN);
     /// PostgreSQL's is a value, that PostgreSQL (unlike Swift) finds equal to itself.
-    func isNaN(_ value: SQLFragment) -> SQLFragment {
+    func isNaN(_ value: PredicateTerm) -> PredicateTerm {
         switch self {
-        case .sqlite: SQLFragment.compose("(typeof($0) = 'blob')", value)
-        case .postgres: SQLFragment.compose("($0 IS NOT DISTINCT FROM CAST('NaN' AS DOUBLE PRECISION))", value)
+        case .sqlite: PredicateTerm.compose("(typeof($0) = 'blob')", value)
+        case .postgres: PredicateTerm.compose("($0 IS NOT DISTINCT FROM CAST('NaN' AS DOUBLE PRECISION))", value)
         }
     }
 
@@ -203,18 +203,18 @@ package enum SQLDialect: Sendable {
     /// SQLite, a blob is above every number and text, so `value < x''` tells it with one
     /// comparison where `typeof` calls a function; it is NULL for NULL, where the comparison is
     /// NULL too, so their conjunction is the same.
-    func isNotNaN(comparing value: SQLFragment) -> SQLFragment {
+    func isNotNaN(comparing value: PredicateTerm) -> PredicateTerm {
         switch self {
-        case .sqlite: SQLFragment.compose("($0 < x'')", value)
-        case .postgres: SQLFragment.compose("NOT $0", isNaN(value))
+        case .sqlite: PredicateTerm.compose("($0 < x'')", value)
+        case .postgres: PredicateTerm.compose("NOT $0", isNaN(value))
         }
     }
 
     /// The 1-based position of `needle` in `text`, 0 when it is not there.
-    func position(of needle: SQLFragment, in text: SQLFragment) -> SQLFragment {
+    func position(of needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm {
         switch self {
-        case .sqlite: SQLFragment.compose("instr($0, $1)", text, needle)
-        case .postgres: SQLFragment.compose("strpos($0, $1)", text, needle)
+        case .sqlite: PredicateTerm.compose("instr($0, $1)", text, needle)
+        case .postgres: PredicateTerm.compose("strpos($0, $1)", text, needle)
         }
     }
 
@@ -222,9 +222,9 @@ package enum SQLDialect: Sendable {
     /// the dialect cannot give Swift's exact answer. SQLite calls the Swift function that
     /// every connection registers (``SQLiteFunctions``); PostgreSQL's collations and `unaccent`
     /// differ from Swift's folding (`ß` and `SS`, for one), so it has none.
-    func localizedStandardContains(_ needle: SQLFragment, in text: SQLFragment) -> SQLFragment? {
+    func localizedStandardContains(_ needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm? {
         switch self {
-        case .sqlite: .condition("($0 = 1)", SQLFragment.compose("modelkit_localized_standard_contains($0, $1)", text, needle))
+        case .sqlite: .condition("($0 = 1)", PredicateTerm.compose("modelkit_localized_standard_contains($0, $1)", text, needle))
         case .postgres: nil
         }
     }
@@ -238,21 +238,21 @@ package enum SQLDialect: Sendable {
 
     /// `column IN` the primary keys bound as one JSON array parameter (see
     /// ``SQLValue/keyArray(_:)``): one statement for any number of keys.
-    func isAmongBoundKeys(_ column: String) -> SQLFragment {
-        membership(of: SQLFragment(column), in: SQLFragment("?"), affinity: .integer, hasBlobs: false)
+    func isAmongBoundKeys(_ column: String) -> PredicateTerm {
+        membership(of: PredicateTerm(column), in: PredicateTerm("?"), affinity: .integer, hasBlobs: false)
     }
 
     /// `element IN` a list bound as one JSON array parameter.
-    func membership(of element: SQLFragment, in array: SQLFragment, affinity: ColumnAffinity, hasBlobs: Bool) -> SQLFragment {
+    func membership(of element: PredicateTerm, in array: PredicateTerm, affinity: ColumnAffinity, hasBlobs: Bool) -> PredicateTerm {
         switch (self, hasBlobs) {
-        case (.sqlite, true): SQLFragment.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
-        case (.sqlite, false): SQLFragment.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
+        case (.sqlite, true): PredicateTerm.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
+        case (.sqlite, false): PredicateTerm.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
         case (.postgres, true):
-            SQLFragment.compose("(upper(encode($0, 'hex')) IN (SELECT value FROM json_array_elements_text(CAST($1 AS json))))", element, array)
+            PredicateTerm.compose("(upper(encode($0, 'hex')) IN (SELECT value FROM json_array_elements_text(CAST($1 AS json))))", element, array)
         case (.postgres, false):
-            SQLFragment.compose(
+            PredicateTerm.compose(
                 "($0 IN (SELECT CAST(value AS $2) FROM json_array_elements_text(CAST($1 AS json))))", element, array,
-                SQLFragment(valueType(affinity)))
+                PredicateTerm(valueType(affinity)))
         }
     }
 

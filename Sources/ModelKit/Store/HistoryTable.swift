@@ -58,7 +58,7 @@ enum HistoryTable {
 
     /// Deletes the transactions `condition` matches (all of them when nil), and remembers the
     /// newest token deleted. Call inside a write transaction.
-    static func delete(where condition: SQLFragment?, in connection: Connection) throws {
+    static func delete(where condition: PredicateTerm?, in connection: Connection) throws {
         let sql = HistorySQL.delete(where: condition)
         let deleted = try connection.statement(sql.text)
         try deleted.bind(sql.bindings)

@@ -7,7 +7,7 @@ import Testing
 @Suite struct PredicateSQLTests {
     let entity = Schema([Ticket.self]).entities[0]
 
-    func sql(_ predicate: Predicate<Ticket>) throws -> SQLFragment {
+    func sql(_ predicate: Predicate<Ticket>) throws -> PredicateTerm {
         try PredicateSQL.condition(for: predicate, entity: entity)
     }
 
@@ -104,13 +104,13 @@ import Testing
         let texts = ["plain", "quote \" and \\ backslash", "tab\tnew\nline\u{0}nul\u{1F}", "é 🎉 \u{2028}", ""]
         let values: [SQLValue] =
             [.null, .integer(.min), .integer(.max), .real(1.5), .blob(Data([0, 0xAB, 0xFF]))] + texts.map { .text($0) }
-        let json = try SQLFragment.jsonArray(of: values)
+        let json = try PredicateTerm.jsonArray(of: values)
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])
         #expect(parsed[0] is NSNull)
         #expect((parsed[1] as? NSNumber)?.int64Value == .min && (parsed[2] as? NSNumber)?.int64Value == .max)
         #expect((parsed[3] as? NSNumber)?.doubleValue == 1.5 && parsed[4] as? String == "00ABFF")
         #expect(parsed.suffix(texts.count).compactMap { $0 as? String } == texts)
-        #expect(throws: Untranslatable.self) { try SQLFragment.jsonArray(of: [.real(.infinity)]) }
+        #expect(throws: Untranslatable.self) { try PredicateTerm.jsonArray(of: [.real(.infinity)]) }
     }
 
     @Test func aNegativeZeroConstantBindsAsZero() throws {

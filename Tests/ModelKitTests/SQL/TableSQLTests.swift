@@ -132,7 +132,7 @@ import Testing
                 + #""timestamp" DOUBLE PRECISION NOT NULL, "author" TEXT COLLATE "C", "bundle" TEXT COLLATE "C" NOT NULL, "#
                 + #""process" TEXT COLLATE "C" NOT NULL, "changes" BYTEA NOT NULL)"#)
         #expect(HistorySQL.delete(where: nil) == SQL(text: #"DELETE FROM _modelkit_history RETURNING "token""#))
-        let condition = SQLFragment(#"("token" <= ?)"#, bindings: [.integer(7)])
+        let condition = PredicateTerm(#"("token" <= ?)"#, bindings: [.integer(7)])
         #expect(
             HistorySQL.delete(where: condition)
                 == SQL(text: #"DELETE FROM _modelkit_history WHERE ("token" <= ?) RETURNING "token""#, bindings: [.integer(7)]))

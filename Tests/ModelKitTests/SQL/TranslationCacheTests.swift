@@ -54,7 +54,7 @@ import Testing
         for limit in 0..<10 { _ = try titles(#Predicate { $0.count < limit }) }
         #expect(entity.translations.count == 1)
         let cache = TranslationCache()
-        let translation = try RecordedTranslation { SQLFragment("1") }
+        let translation = try RecordedTranslation { PredicateTerm("1") }
         for shape in 0..<(TranslationCache.limit + 10) {
             cache.store(translation, for: TranslationCache.Key(expression: ObjectIdentifier(Int.self), dialect: .sqlite, keyPaths: [], shape: [shape]))
         }

@@ -5,14 +5,14 @@ import Foundation
 struct HistoryQuery {
     let sql: SQL
     /// The translated predicate; nil when there is none or it runs in Swift.
-    let condition: SQLFragment?
+    let condition: PredicateTerm?
     let filtersInSQL: Bool
     let sortsInSQL: Bool
     var limitsInSQL: Bool { filtersInSQL && sortsInSQL }
 
     init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect) throws {
         let columns = HistorySQL.columns(storeIdentifier: storeIdentifier)
-        var condition: SQLFragment?
+        var condition: PredicateTerm?
         var filtersInSQL = true
         if let predicate = descriptor.predicate {
             do {
@@ -40,7 +40,7 @@ struct HistoryQuery {
 
     /// The `ORDER BY` clause for sorts on history columns, then by token; nil when a sort is on
     /// something else, or compares strings other than by code point, and runs in Swift.
-    private static func orderBy(_ descriptors: [SortDescriptor<DefaultHistoryTransaction>], columns: [AnyKeyPath: SQLFragment]) -> String? {
+    private static func orderBy(_ descriptors: [SortDescriptor<DefaultHistoryTransaction>], columns: [AnyKeyPath: PredicateTerm]) -> String? {
         var terms: [String] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = columns[keyPath], column.bindings.isEmpty else { return nil }
