@@ -57,9 +57,9 @@ final class PostgresConnection: DriverConnection {
 
     // MARK: DriverConnection
 
-    func prepare(_ sql: String) throws -> any DriverStatement {
+    func prepare(_ sql: String, parameterCount: Int) throws -> any DriverStatement {
         statementCount += 1
-        return PostgresStatement(connection: self, name: "modelkit_\(statementCount)", sql: sql)
+        return PostgresStatement(connection: self, name: "modelkit_\(statementCount)", sql: sql, parameterCount: parameterCount)
     }
 
     func execute(_ sql: String) throws {

@@ -2,15 +2,13 @@ import CLibPQ
 import Foundation
 import ModelKit
 
-/// A prepared statement on a ``PostgresConnection``. ModelKit's SQL numbers no parameters
-/// (`?`); the statement numbers them (`$1`, `$2`, …) outside quotes, prepares the text once per
-/// session, and renders each bound value in the form PostgreSQL's chosen parameter type reads.
+/// A prepared statement on a ``PostgresConnection``: its text (with `$1`, `$2`, … parameters, as
+/// ``SQLDialect/postgres`` writes them) is prepared once per session, and each bound value is
+/// rendered in the form PostgreSQL's chosen parameter type reads.
 final class PostgresStatement: DriverStatement {
     private unowned let connection: PostgresConnection
     private let name: String
     private let sql: String
-    /// The text PostgreSQL prepares: `sql` with numbered parameters.
-    private let text: String
     private let parameterCount: Int
     /// The session the statement was prepared in, and the parameter types PostgreSQL chose.
     private var prepared: (session: Int, types: [Oid])?
@@ -21,11 +19,11 @@ final class PostgresStatement: DriverStatement {
     private var columnTypes: [Oid] = []
     private(set) var columnCount: Int32 = 0
 
-    init(connection: PostgresConnection, name: String, sql: String) {
+    init(connection: PostgresConnection, name: String, sql: String, parameterCount: Int) {
         self.connection = connection
         self.name = name
         self.sql = sql
-        (text, parameterCount) = Self.numberingParameters(of: sql)
+        self.parameterCount = parameterCount
     }
 
     deinit {
@@ -101,33 +99,10 @@ final class PostgresStatement: DriverStatement {
 
     private func prepare(declaring declared: [Oid]) throws {
         let types = (0..<parameterCount).map { $0 < declared.count ? declared[$0] : 0 }
-        try connection.withResult(sql: sql, { handle in PQprepare(handle, name, text, Int32(parameterCount), types) }) { _ in }
+        try connection.withResult(sql: sql, { handle in PQprepare(handle, name, sql, Int32(parameterCount), types) }) { _ in }
         let chosen = try connection.withResult(sql: sql, { PQdescribePrepared($0, name) }) { result in
             (0..<Int32(parameterCount)).map { PQparamtype(result, $0) }
         }
         prepared = (connection.session, chosen)
-    }
-
-    /// `sql` with each `?` outside quotes replaced by `$1`, `$2`, …, and the count.
-    static func numberingParameters(of sql: String) -> (String, Int) {
-        var output = ""
-        output.reserveCapacity(sql.utf8.count + 16)
-        var count = 0
-        var quote: Character?
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-                output.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                output.append(character)
-            } else if character == "?" {
-                count += 1
-                output += "$\(count)"
-            } else {
-                output.append(character)
-            }
-        }
-        return (output, count)
     }
 }

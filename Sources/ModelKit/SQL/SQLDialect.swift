@@ -2,11 +2,40 @@ import Foundation
 
 /// Where the SQL of SQLite and PostgreSQL differ, in one place: column types and keys, catalog
 /// queries, transactions, and the functions and operators predicates translate to. Everything
-/// else ModelKit writes is SQL both accept: double-quoted identifiers, `?` parameters (a
-/// PostgreSQL connection numbers them), `INSERT … ON CONFLICT`, `RETURNING`, `LIMIT … OFFSET`.
+/// else ModelKit writes is SQL both accept: double-quoted identifiers, `INSERT … ON CONFLICT`,
+/// `RETURNING`, `LIMIT … OFFSET`. Generators write parameters as `?`, so that parts compose
+/// without renumbering; the dialect spells them its own way once a statement is whole
+/// (``spellingParameters(of:)``), when the store prepares it.
 package enum SQLDialect: Sendable {
     case sqlite
     case postgres
+
+    // MARK: Parameters
+
+    /// `sql`, whose parameters are written `?`, with the dialect's own parameters, and how many
+    /// there are. SQLite reads `?` as it is; PostgreSQL numbers them `$1`, `$2`, … in order.
+    /// A `?` inside a quoted string or identifier is text, not a parameter.
+    func spellingParameters(of sql: String) -> (text: String, count: Int) {
+        var output = ""
+        output.reserveCapacity(sql.utf8.count + 16)
+        var count = 0
+        var quote: Character?
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+                output.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                output.append(character)
+            } else if character == "?" {
+                count += 1
+                if self == .sqlite { output.append(character) } else { output += "$\(count)" }
+            } else {
+                output.append(character)
+            }
+        }
+        return (output, count)
+    }
 
     // MARK: Tables
 

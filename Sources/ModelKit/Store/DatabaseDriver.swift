@@ -19,7 +19,9 @@ package protocol DatabaseDriver: Sendable {
 
 /// One connection of a ``DatabaseDriver``, used from one isolation domain at a time.
 package protocol DriverConnection: AnyObject {
-    func prepare(_ sql: String) throws -> any DriverStatement
+    /// Prepares `sql`, written in the driver's dialect (its parameters spelled as
+    /// ``SQLDialect/spellingParameters(of:)`` spells them), with `parameterCount` parameters.
+    func prepare(_ sql: String, parameterCount: Int) throws -> any DriverStatement
     /// Runs statements without parameters.
     func execute(_ sql: String) throws
     /// The rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.

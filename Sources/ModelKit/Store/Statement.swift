@@ -32,7 +32,8 @@ final class Statement {
             }
             backend = .sqlite(handle)
         case .driver(let driver):
-            backend = .driver(try driver.prepare(sql))
+            let (text, parameterCount) = connection.dialect.spellingParameters(of: sql)
+            backend = .driver(try driver.prepare(text, parameterCount: parameterCount))
         }
     }
 

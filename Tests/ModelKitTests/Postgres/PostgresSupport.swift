@@ -41,7 +41,7 @@ final class PostgresTestDatabase: Sendable {
     /// The rows of `sql`, run in the test's schema outside ModelKit, as text ("NULL" for NULL).
     func rows(_ sql: String) throws -> [[String]] {
         let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5)).connect()
-        let statement = try connection.prepare(sql)
+        let statement = try connection.prepare(sql, parameterCount: 0)
         var rows: [[String]] = []
         while try statement.step() {
             rows.append((0..<statement.columnCount).map { index in
