@@ -5,7 +5,7 @@ import ModelKit
 /// One libpq connection, used from one isolation domain at a time. A connection that drops
 /// fails the operation under way with ``PostgresError/Kind/connectionLost``; the next operation
 /// reconnects (prepared statements are prepared again).
-final class PostgresConnection: DriverConnection {
+final class PostgresConnection: DatabaseConnection {
     private let connection: OpaquePointer
     private let searchPath: String?
     /// Bumped by each reconnection: statements prepared before it prepare again.
@@ -55,15 +55,20 @@ final class PostgresConnection: DriverConnection {
         return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    // MARK: DriverConnection
+    // MARK: DatabaseConnection
 
-    func prepare(_ sql: String, parameterCount: Int) throws -> any DriverStatement {
+    func prepare(_ sql: String, parameterCount: Int) throws -> any DatabaseStatement {
         statementCount += 1
         return PostgresStatement(connection: self, name: "modelkit_\(statementCount)", sql: sql, parameterCount: parameterCount)
     }
 
     func execute(_ sql: String) throws {
         try run(sql)
+    }
+
+    var isInTransaction: Bool {
+        let status = PQtransactionStatus(connection)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     func notify(_ channel: String, payload: String) throws {

@@ -38,7 +38,7 @@ struct PostgresDriver: DatabaseDriver {
         return (keywords, values)
     }
 
-    func connect() throws -> any DriverConnection {
+    func connect() throws -> any DatabaseConnection {
         let (keywords, values) = connectionParameters
         return try PostgresConnection(keywords: keywords, values: values, searchPath: searchPath)
     }

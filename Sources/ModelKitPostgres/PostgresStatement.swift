@@ -5,7 +5,7 @@ import ModelKit
 /// A prepared statement on a ``PostgresConnection``: its text (with `$1`, `$2`, … parameters, as
 /// ``SQLDialect/postgres`` writes them) is prepared once per session, and each bound value is
 /// rendered in the form PostgreSQL's chosen parameter type reads.
-final class PostgresStatement: DriverStatement {
+final class PostgresStatement: DatabaseStatement {
     private unowned let connection: PostgresConnection
     private let name: String
     private let sql: String

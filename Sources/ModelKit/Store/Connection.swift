@@ -1,23 +1,10 @@
-import Foundation
-#if canImport(SQLite3)
-internal import SQLite3
-#else
-internal import CSQLite
-#endif
-
-/// One database connection, used from one isolation domain: SQLite's, or a driver's
-/// (PostgreSQL's). It caches prepared statements by SQL text.
+/// One database connection of any backend, used from one isolation domain: it caches prepared
+/// statements by SQL text and runs transactions and savepoints. The backend (``SQLiteConnection``,
+/// or a driver's) does the database's work.
 final class Connection {
-    enum Backend {
-        case sqlite(OpaquePointer)
-        case driver(any DriverConnection)
-    }
-
-    let backend: Backend
+    let backend: any DatabaseConnection
     /// The SQL the connection speaks.
     let dialect: SQLDialect
-    /// Open transactions and savepoints, on a driver's connection.
-    private var transactionDepth = 0
     /// Prepared statements by SQL text, each with the tick of its last use.
     private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
     /// The SQL last looked up and where it is in `statements`: a query run again and again is
@@ -31,43 +18,22 @@ final class Connection {
     /// Called with each SQL text the connection prepares or executes, for tests and debugging.
     var trace: ((String) -> Void)?
 
-    /// Opens the database at `path` (a file path, or a `file:` URI), creating it if needed; a
-    /// locked database is waited for up to `busyTimeout` milliseconds. The store's connections
-    /// come from ``ConnectionConfiguration``.
-    init(path: String, readOnly: Bool = false, busyTimeout: Int32 = ConnectionConfiguration.standard.busyTimeout) throws {
-        var handle: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-            | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
-        guard code == SQLITE_OK, let handle else {
-            let error = SQLiteError(connection: handle, code: code, sql: nil)
-            sqlite3_close_v2(handle)
-            throw error
-        }
-        backend = .sqlite(handle)
-        dialect = .sqlite
-        sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, busyTimeout)
-        SQLiteFunctions.register(on: handle)
+    /// A SQLite connection to the database at `path` (a file path, or a `file:` URI), created if
+    /// needed; a locked database is waited for up to `busyTimeout` milliseconds. The store's
+    /// connections come from ``ConnectionConfiguration``.
+    convenience init(path: String, readOnly: Bool = false, busyTimeout: Int32 = ConnectionConfiguration.standard.busyTimeout) throws {
+        self.init(try SQLiteConnection(path: path, readOnly: readOnly, busyTimeout: busyTimeout), dialect: .sqlite)
     }
 
-    /// A driver's connection.
-    init(driver connection: any DriverConnection, dialect: SQLDialect) {
-        backend = .driver(connection)
+    init(_ backend: any DatabaseConnection, dialect: SQLDialect) {
+        self.backend = backend
         self.dialect = dialect
     }
 
     deinit {
+        // Statements go before the backend's connection closes.
         last = nil
         statements.removeAll()
-        dataVersionStatement = nil
-        if case .sqlite(let handle) = backend { sqlite3_close_v2(handle) }
-    }
-
-    /// The SQLite handle. Only for the SQLite backend.
-    var handle: OpaquePointer {
-        guard case .sqlite(let handle) = backend else { preconditionFailure("not a SQLite connection") }
-        return handle
     }
 
     /// The cached prepared statement for `sql`.
@@ -83,7 +49,7 @@ final class Connection {
             last = (sql, index)
             return statements.values[index].statement
         }
-        let statement = try Statement(connection: self, sql: sql)
+        let statement = try Statement(sql: sql, in: backend, dialect: dialect)
         if statements.count >= Self.statementCacheLimit { evictStatements() }
         last = nil
         statements[sql] = (statement, tick)
@@ -109,30 +75,17 @@ final class Connection {
     /// Executes one or more statements without parameters.
     func execute(_ sql: String) throws {
         trace?(sql)
-        switch backend {
-        case .sqlite(let handle):
-            let code = sqlite3_exec(handle, sql, nil, nil, nil)
-            guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code, sql: sql) }
-        case .driver(let connection):
-            try connection.execute(sql)
-        }
+        try backend.execute(sql)
     }
 
     /// Whether a transaction is under way.
-    var isInTransaction: Bool {
-        switch backend {
-        case .sqlite(let handle): sqlite3_get_autocommit(handle) == 0
-        case .driver: transactionDepth > 0
-        }
-    }
+    var isInTransaction: Bool { backend.isInTransaction }
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
     /// Inside a transaction already (a migration stage saving, say), it is a savepoint of it.
     func transaction<R>(_ body: () throws -> R) throws -> R {
         let isNested = isInTransaction
         try execute(isNested ? "SAVEPOINT modelkit" : dialect.beginTransaction)
-        transactionDepth += 1
-        defer { transactionDepth -= 1 }
         do {
             let result = try body()
             try execute(isNested ? "RELEASE modelkit" : "COMMIT")
@@ -159,42 +112,22 @@ final class Connection {
         }
     }
 
-    /// The key of the row the last `INSERT` made. SQLite only: other dialects return it.
-    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// The key of the row the last `INSERT` made, where the backend keeps it; nil where the
+    /// insert returns it.
+    var lastInsertedRowID: Int64? { backend.lastInsertedRowID }
 
     /// The number of rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
-    var changes: Int {
-        switch backend {
-        case .sqlite(let handle): Int(sqlite3_changes(handle))
-        case .driver(let connection): connection.changes
-        }
-    }
+    var changes: Int { backend.changes }
 
-    /// Announces `payload` on `channel` when the transaction under way commits. Drivers only.
+    /// See ``DatabaseConnection/changeCounter``.
+    var changeCounter: UInt32? { backend.changeCounter }
+
+    /// See ``DatabaseConnection/externalCommitCount()``.
+    func externalCommitCount() throws -> Int64? { try backend.externalCommitCount() }
+
+    /// Announces `payload` on `channel` when the transaction under way commits, where the
+    /// backend announces commits.
     func notify(_ channel: String, payload: String) throws {
-        guard case .driver(let connection) = backend else { return }
-        try connection.notify(channel, payload: payload)
+        try backend.notify(channel, payload: payload)
     }
-
-    /// The pager's data version: changes whenever the database changed, through this connection
-    /// or another, as of this connection's last read. One C call, no statement: cheap enough to
-    /// check after every read.
-    var fileDataVersion: UInt32 {
-        var version: UInt32 = 0
-        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
-        return version
-    }
-
-    /// `PRAGMA data_version`: changes whenever another connection commits to the database.
-    /// Checked before every read, so its statement is kept apart from the cache and not traced:
-    /// it is the engine's bookkeeping, not the caller's query.
-    func dataVersion() throws -> Int64 {
-        let statement = try dataVersionStatement ?? Statement(connection: self, sql: "PRAGMA data_version")
-        dataVersionStatement = statement
-        defer { statement.reset() }
-        _ = try statement.step()
-        return statement.int64(at: 0)
-    }
-
-    private var dataVersionStatement: Statement?
 }

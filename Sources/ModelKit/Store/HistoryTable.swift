@@ -33,7 +33,10 @@ enum HistoryTable {
         let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
         guard dialect.insertReturnsKey else {
             try connection.statement(HistorySQL.insert).run(values)
-            return connection.lastInsertedRowID
+            guard let token = connection.lastInsertedRowID else {
+                throw ModelKitError.invalidSchema(entity: name, reason: "the database returned no token for the history insert")
+            }
+            return token
         }
         let statement = try connection.statement(HistorySQL.insertReturningToken)
         try statement.bind(values)

@@ -123,7 +123,10 @@ struct RowWriter {
     private func insertedKey(_ insert: Statement, returned: Bool = false) throws -> Int64 {
         guard returned || dialect.insertReturnsKey else {
             while try insert.step() {}
-            return connection.lastInsertedRowID
+            guard let rowID = connection.lastInsertedRowID else {
+                throw ModelKitError.invalidSchema(entity: insert.sql, reason: "the database returned no key for the insert")
+            }
+            return rowID
         }
         guard try insert.step() else { throw ModelKitError.invalidSchema(entity: insert.sql, reason: "the insert returned no key") }
         return insert.int64(at: 0)

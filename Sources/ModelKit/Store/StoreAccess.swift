@@ -18,9 +18,10 @@ final class StoreAccess: @unchecked Sendable {
     let driver: (any DatabaseDriver)?
     /// The SQL the store speaks.
     var dialect: SQLDialect { driver?.dialect ?? .sqlite }
-    /// Whether other processes' commits are found through `data_version`: on a SQLite file. (An
-    /// in-memory store has no other process; a driver's database announces commits.)
-    var noticesOtherProcesses: Bool { !isInMemory && driver == nil }
+    /// Whether other processes' commits are found by asking the writer (SQLite's `data_version`):
+    /// on a SQLite file. (An in-memory store has no other process; a driver's database announces
+    /// commits, heard with ``listen(on:)``.)
+    let noticesOtherProcesses: Bool
     /// Identifies this process's access in the announcements other instances hear.
     let instance = UUID().uuidString
     /// Delivers other instances' announcements, for a driver's database.
@@ -35,7 +36,7 @@ final class StoreAccess: @unchecked Sendable {
     /// The only connection of the process that writes. Guarded by `lock`.
     private let writer: Connection
     /// The writer's last `data_version`. Guarded by `lock`.
-    private var writerDataVersion: Int64
+    private var writerDataVersion: Int64?
     /// Whether commits by other processes can be read from the store's history. Guarded by `lock`.
     private var recordsHistory = false
     /// The newest history token whose changes the process's contexts know of: commits by other
@@ -75,7 +76,8 @@ final class StoreAccess: @unchecked Sendable {
         self.isInMemory = isInMemory
         self.driver = driver
         writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
-        writerDataVersion = driver == nil ? try writer.dataVersion() : 0
+        writerDataVersion = try writer.externalCommitCount()
+        noticesOtherProcesses = !isInMemory && writerDataVersion != nil
     }
 
     deinit {
@@ -88,7 +90,7 @@ final class StoreAccess: @unchecked Sendable {
 
     /// Opens a connection with the settings every connection to the store gets.
     private static func connect(_ path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws -> Connection {
-        if let driver { return Connection(driver: try driver.connect(), dialect: driver.dialect) }
+        if let driver { return Connection(try driver.connect(), dialect: driver.dialect) }
         return try ConnectionConfiguration.standard.connect(path, isInMemory: isInMemory)
     }
 
@@ -125,7 +127,7 @@ final class StoreAccess: @unchecked Sendable {
     /// writer, in its turn.
     func publishExternalCommits() throws {
         guard noticesOtherProcesses else { return }
-        let version = try writer.dataVersion()
+        let version = try writer.externalCommitCount()
         guard version != writerDataVersion else { return }
         writerDataVersion = version
         if recordsHistory, let (change, newest) = try HistoryTable.changes(after: knownHistoryToken, in: writer) {

@@ -1,0 +1,94 @@
+import Foundation
+
+/// A database other than the built-in SQLite, as a separate module (`ModelKitPostgres`)
+/// provides it: connections, the dialect its SQL is written in, and how other instances'
+/// commits are heard. ModelKit itself writes every statement. SQLite is a backend on the same
+/// terms (``SQLiteConnection``), built in.
+package protocol DatabaseDriver: Sendable {
+    /// The SQL the database speaks.
+    var dialect: SQLDialect { get }
+    /// The database, for the process-wide access registry and for messages: never a password.
+    var location: String { get }
+    /// The database as a URL for ``ModelKitError`` messages: never with its password.
+    var displayURL: URL { get }
+    /// A new connection.
+    func connect() throws -> any DatabaseConnection
+    /// Starts delivering the payloads other connections send on `channel` with
+    /// ``DatabaseConnection/notify(_:payload:)``, until the listener is released.
+    func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> any DriverListener
+}
+
+/// One connection of a backend, SQLite's or a driver's, used from one isolation domain at a time.
+/// ``Connection`` caches its statements and runs its transactions; nothing outside the backend
+/// knows which one it is.
+package protocol DatabaseConnection: AnyObject {
+    /// Prepares `sql`, written in the backend's dialect (its parameters spelled as
+    /// ``SQLDialect/spellingParameters(of:)`` spells them), with `parameterCount` parameters.
+    func prepare(_ sql: String, parameterCount: Int) throws -> any DatabaseStatement
+    /// Runs statements without parameters.
+    func execute(_ sql: String) throws
+    /// The rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
+    var changes: Int { get }
+    /// Whether a transaction is under way.
+    var isInTransaction: Bool { get }
+    /// The key of the row the last `INSERT` made, where the database keeps it (SQLite); nil where
+    /// an insert returns its key (``SQLDialect/insertReturnsKey``).
+    var lastInsertedRowID: Int64? { get }
+    /// Announces `payload` to the listeners of `channel` when the transaction under way commits;
+    /// nothing, where other writers' commits are heard otherwise.
+    func notify(_ channel: String, payload: String) throws
+    /// A number that changes whenever the database changes, through this connection or another,
+    /// as of this connection's last read, read without running a statement; nil where the
+    /// backend cannot tell.
+    var changeCounter: UInt32? { get }
+    /// A number that changes whenever another connection commits; nil where other writers'
+    /// commits are announced instead (``DatabaseDriver/listen(on:_:)``).
+    func externalCommitCount() throws -> Int64?
+}
+
+extension DatabaseConnection {
+    package var lastInsertedRowID: Int64? { nil }
+    package var changeCounter: UInt32? { nil }
+    package func externalCommitCount() throws -> Int64? { nil }
+}
+
+/// A prepared statement of a ``DatabaseConnection``.
+package protocol DatabaseStatement: AnyObject {
+    /// Clears the previous bindings and binds `values` to the parameters, in order.
+    func bind(_ values: [SQLValue]) throws
+    /// Clears the previous bindings and binds `value(i)` to parameter `i + 1`, for each of
+    /// `count`: a backend that binds one value at a time needs no array.
+    func bind(count: Int, _ value: (Int) throws -> SQLValue) throws
+    /// Runs the statement on the first call after a bind or reset, then moves to the next row;
+    /// false when there is none.
+    func step() throws -> Bool
+    /// Ends the current run, so the statement can be bound and stepped again.
+    func reset()
+    var columnCount: Int32 { get }
+    /// The value in `index` of the current row, in the form SQLite would give it.
+    func column(_ index: Int32) -> SQLValue
+    /// The integer in `index` of the current row; 0 when it holds no integer.
+    func int64(at index: Int32) -> Int64
+}
+
+extension DatabaseStatement {
+    package func bind(count: Int, _ value: (Int) throws -> SQLValue) throws {
+        try bind((0..<count).map(value))
+    }
+
+    package func int64(at index: Int32) -> Int64 {
+        guard case .integer(let value) = column(index) else { return 0 }
+        return value
+    }
+}
+
+/// Keeps a ``DatabaseDriver/listen(on:_:)`` delivering until released.
+package protocol DriverListener: AnyObject, Sendable {}
+
+/// What a database's errors tell ModelKit, whichever database it is.
+package protocol DatabaseFailure: Error {
+    /// A unique constraint or index refused a row.
+    var isUniqueViolation: Bool { get }
+    /// Any constraint refused a row.
+    var isConstraintViolation: Bool { get }
+}
