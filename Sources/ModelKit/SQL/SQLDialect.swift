@@ -16,25 +16,25 @@ package enum SQLDialect: Sendable {
     /// there are. SQLite reads `?` as it is; PostgreSQL numbers them `$1`, `$2`, … in order.
     /// A `?` inside a quoted string or identifier is text, not a parameter.
     func spellingParameters(of sql: String) -> (text: String, count: Int) {
-        var output = ""
-        output.reserveCapacity(sql.utf8.count + 16)
+        // Quotes and `?` are ASCII, and no byte of a multi-byte UTF-8 character is, so the scan
+        // reads bytes. SQLite's text stays as it is: only the count is made.
+        var output: [UInt8] = []
+        if self != .sqlite { output.reserveCapacity(sql.utf8.count + 16) }
         var count = 0
-        var quote: Character?
-        for character in sql {
+        var quote: UInt8?
+        for byte in sql.utf8 {
             if let open = quote {
-                if character == open { quote = nil }
-                output.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                output.append(character)
-            } else if character == "?" {
+                if byte == open { quote = nil }
+            } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
+                quote = byte
+            } else if byte == UInt8(ascii: "?") {
                 count += 1
-                if self == .sqlite { output.append(character) } else { output += "$\(count)" }
-            } else {
-                output.append(character)
+                if self != .sqlite { output += "$\(count)".utf8 }
+                continue
             }
+            if self != .sqlite { output.append(byte) }
         }
-        return (output, count)
+        return (self == .sqlite ? sql : String(decoding: output, as: UTF8.self), count)
     }
 
     // MARK: Tables
