@@ -43,7 +43,7 @@ extension ModelContext {
                 }
             }
             if pending || plan.orderBy == nil, !descriptor.sortBy.isEmpty {
-                models = stableSorted(models) { compare($0, $1, using: descriptor.sortBy) }
+                models = PendingMerge.stableSorted(models) { compare($0, $1, using: descriptor.sortBy) }
             }
         }
         return Array(models[descriptor.page(of: models.count)])
@@ -68,36 +68,22 @@ extension ModelContext {
             loose = try loose.filter { try predicate.evaluate($0) }
         }
         guard !keepsOrder else { return ordered + loose }
-        // Each loose model goes before the first stored row it sorts ahead of, found by binary
-        // search from where the previous one went: a few comparisons per unsaved model. On SQLite
-        // they compare as SQLite ordered the rows, by stored values, which is also much cheaper
-        // than a sort descriptor's comparison.
+        // On SQLite the unsaved models compare as SQLite ordered the rows, by stored values,
+        // which is also much cheaper than a sort descriptor's comparison.
         let storedOrder = plan.dialect.ordersAsStoredValuesCompare ? plan.storedOrder : nil
         func compare(_ lhs: T, _ rhs: T) -> ComparisonResult {
             if let storedOrder, let result = SortSQL.compare(lhs, rhs, by: storedOrder) { return result }
             return self.compare(lhs, rhs, using: descriptor.sortBy)
         }
-        // Appended one by one: in this unspecialized code, appending a slice walks it through
-        // the generic collection protocols, several times the cost.
         var result: [T] = []
         result.reserveCapacity(ordered.count + loose.count)
-        var taken = 0
-        for candidate in stableSorted(loose, by: compare) {
-            var (low, high) = (taken, ordered.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if compare(candidate, ordered[middle]) == .orderedAscending { high = middle } else { low = middle + 1 }
-            }
-            while taken < low {
-                result.append(ordered[taken])
-                taken += 1
-            }
-            result.append(candidate)
-        }
-        while taken < ordered.count {
-            result.append(ordered[taken])
-            taken += 1
-        }
+        PendingMerge.merge(
+            PendingMerge.stableSorted(loose, by: compare), intoStored: ordered.count,
+            sortsAhead: { compare($0, ordered[$1]) == .orderedAscending },
+            // Appended one by one: in this unspecialized code, appending a slice walks it
+            // through the generic collection protocols, several times the cost.
+            stored: { for position in $0 { result.append(ordered[position]) } },
+            looseItem: { result.append($0) })
         return result
     }
 
@@ -240,17 +226,6 @@ extension ModelContext {
 
     func hasPendingChanges<T: PersistentModel>(of type: T.Type) -> Bool {
         inserted.containsModel(of: T.self) || changed.containsModel(of: T.self) || deleted.containsModel(of: T.self)
-    }
-
-    /// Sorts by `compare`, keeping the given order among equals.
-    private func stableSorted<T: PersistentModel>(_ models: [T], by compare: (T, T) -> ComparisonResult) -> [T] {
-        models.enumerated().sorted { lhs, rhs in
-            switch compare(lhs.element, rhs.element) {
-            case .orderedAscending: true
-            case .orderedDescending: false
-            case .orderedSame: lhs.offset < rhs.offset
-            }
-        }.map(\.element)
     }
 
     /// How two models compare by the descriptors, the first that tells them apart.

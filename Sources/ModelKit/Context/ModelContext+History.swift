@@ -51,7 +51,7 @@ extension ModelContext {
         let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect)
         let rows = try run(on: link) {
             let reader = try reader(of: link)
-            try checkTokens(of: descriptor.predicate, of: store, in: reader.connection)
+            try checkTokens(of: descriptor.predicate, of: store, in: reader)
             return try reader.rows(query.sql)
         }
         var transactions = try rows.map { try transaction(from: $0, of: store) }
@@ -106,9 +106,7 @@ extension ModelContext {
                     "deleteHistory needs a predicate on token, author, timestamp, bundleIdentifier or processIdentifier")
             }
             try run(on: link) {
-                try store.write(trace: statementTrace) { connection in
-                    try connection.transaction { try HistoryTable.delete(where: query.condition, in: connection) }
-                }
+                try store.deleteHistory(where: query.condition, trace: statementTrace)
             }
         }
     }
@@ -122,11 +120,11 @@ extension ModelContext {
 
     /// Throws if a token the predicate compares with belongs to another store, or is older than
     /// deleted history.
-    private func checkTokens(of predicate: Predicate<DefaultHistoryTransaction>?, of store: Store, in connection: Connection) throws {
+    private func checkTokens(of predicate: Predicate<DefaultHistoryTransaction>?, of store: Store, in reader: StoreReader) throws {
         guard let predicate else { return }
         let tokens = Self.tokens(in: predicate.expression)
         guard !tokens.isEmpty else { return }
-        let deletedThrough = try HistoryTable.deletedThrough(in: connection)
+        let deletedThrough = try reader.historyDeletedThrough()
         for token in tokens {
             guard token.storeIdentifier == store.identifier else {
                 throw ModelKitError.historyTokenOfAnotherStore(token, storeIdentifier: store.identifier)

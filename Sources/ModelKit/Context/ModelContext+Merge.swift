@@ -35,7 +35,7 @@ extension ModelContext {
     /// writer's tells other processes apart, so the store checks that (and only then).
     func noticeCommitsSeenByReader(of link: StoreLink) {
         let access = link.store.access
-        guard access.noticesOtherProcesses, let version = link.connection?.changeCounter else { return }
+        guard access.noticesOtherProcesses, let version = link.reader?.changeCounter else { return }
         guard version != link.readerDataVersion, access.noticeExternalCommits() else { return }
         link.readerDataVersion = version
         if link.inbox.hasChanges { mergeChanges(of: link) }

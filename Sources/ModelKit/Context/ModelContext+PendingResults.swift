@@ -134,30 +134,12 @@ extension ModelContext {
             return .orderedSame
         }
         let width = order.count
-        let sorted = candidates.enumerated().sorted { lhs, rhs in
-            switch compare(lhs.element.values[...], rhs.element.values[...]) {
-            case .orderedAscending: true
-            case .orderedDescending: false
-            case .orderedSame: lhs.offset < rhs.offset
-            }
-        }.map(\.element)
         var result = UnloadedResults<T>()
-        var taken = 0
-        for candidate in sorted {
-            var (low, high) = (taken, ordered.count)
-            while low < high {
-                let middle = (low + high) / 2
-                if compare(candidate.values[...], values[(middle * width)..<(middle * width + width)]) == .orderedAscending {
-                    high = middle
-                } else {
-                    low = middle + 1
-                }
-            }
-            for position in taken..<low { result.append(key: ordered.keys[position]) }
-            taken = low
-            result.append(candidate.model)
-        }
-        for position in taken..<ordered.count { result.append(key: ordered.keys[position]) }
+        PendingMerge.merge(
+            PendingMerge.stableSorted(candidates) { compare($0.values[...], $1.values[...]) }, intoStored: ordered.count,
+            sortsAhead: { compare($0.values[...], values[($1 * width)..<($1 * width + width)]) == .orderedAscending },
+            stored: { for position in $0 { result.append(key: ordered.keys[position]) } },
+            looseItem: { result.append($0.model) })
         return result
     }
 }

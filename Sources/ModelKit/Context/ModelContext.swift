@@ -26,7 +26,7 @@ public final class ModelContext {
     let handle: ContextHandle
     /// Called with the text of each SQL statement the context runs. For tests and debugging.
     public var statementTrace: ((String) -> Void)? {
-        didSet { for link in links { link.connection?.trace = statementTrace } }
+        didSet { for link in links { link.reader?.trace = statementTrace } }
     }
 
     /// Models loaded from the store, by entity and primary key.
@@ -83,29 +83,18 @@ public final class ModelContext {
         links[container.storeIndex(of: entity)]
     }
 
-    /// The context's reader connection to the store that holds `entity`, opened on first use.
+    /// The context's reads of the store that holds `entity`, on a reader opened on first use.
     /// Writes go through the store's writer.
-    func connection(for entity: Schema.Entity) throws -> Connection {
-        try connection(of: link(for: entity))
-    }
-
-    /// The context's reads of the store that holds `entity`.
     func reader(for entity: Schema.Entity) throws -> StoreReader {
-        StoreReader(connection: try connection(for: entity))
+        try reader(of: link(for: entity))
     }
 
-    /// The context's reads of `link`'s store.
+    /// The context's reads of `link`'s store, on a reader opened on first use.
     func reader(of link: StoreLink) throws -> StoreReader {
-        StoreReader(connection: try connection(of: link))
-    }
-
-    /// The context's reader connection to `link`'s store, opened on first use.
-    func connection(of link: StoreLink) throws -> Connection {
-        if let connection = link.connection { return connection }
-        let connection = try link.store.pinnedConnection ?? link.store.access.reader()
-        connection.trace = statementTrace
-        link.connection = connection
-        return connection
+        if let reader = link.reader { return reader }
+        let reader = try link.store.openReader(trace: statementTrace)
+        link.reader = reader
+        return reader
     }
 
     /// The schema entity of `type`, or a typed error saying how to add it.

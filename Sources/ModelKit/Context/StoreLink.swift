@@ -1,4 +1,4 @@
-/// A context's tie to one of its container's stores: the reader connection it opened there, the
+/// A context's tie to one of its container's stores: the reader it opened there, the
 /// inbox the store's commits arrive in, and how far the context has merged them.
 final class StoreLink {
     let store: Store
@@ -6,8 +6,8 @@ final class StoreLink {
     let inbox: ChangeInbox
     /// What the context's models with a row in the store point at; see ``ContextHandle``.
     let handle: ContextHandle
-    /// The context's reader connection, opened on first use; see ``ModelContext/connection(for:)``.
-    var connection: Connection?
+    /// The context's reads of the store, opened on first use; see ``ModelContext/reader(of:)``.
+    var reader: StoreReader?
     /// The store's generation when the context last merged; see ``StoreAccess/generation``.
     var mergedGeneration: UInt64
     /// The reader's data version when the context last looked for other processes' commits.
@@ -23,9 +23,7 @@ final class StoreLink {
 
     deinit {
         store.access.unsubscribe(inbox)
-        if let connection, connection !== store.pinnedConnection {
-            store.access.checkIn(connection)
-        }
+        if let reader { store.checkIn(reader) }
     }
 
     /// Whether the store committed since the context last merged it.

@@ -134,6 +134,27 @@ final class Store: @unchecked Sendable {
         return try body(pinnedConnection)
     }
 
+    /// A reader for a context: the pinned connection of a migration stage, or one of the
+    /// access's readers. Give it back with ``checkIn(_:)``.
+    func openReader(trace: ((String) -> Void)?) throws -> StoreReader {
+        let reader = StoreReader(connection: try pinnedConnection ?? access.reader())
+        reader.trace = trace
+        return reader
+    }
+
+    /// Takes back a reader from ``openReader(trace:)``.
+    func checkIn(_ reader: StoreReader) {
+        guard reader.connection !== pinnedConnection else { return }
+        access.checkIn(reader.connection)
+    }
+
+    /// Deletes the history transactions `condition` matches, in a transaction of its own.
+    func deleteHistory(where condition: PredicateTerm?, trace: ((String) -> Void)?) throws {
+        try write(trace: trace) { connection in
+            try connection.transaction { try HistoryTable.delete(where: condition, in: connection) }
+        }
+    }
+
     /// What a SQLite error means for this store, as a ``ModelKitError``.
     func error(for error: SQLiteError) -> ModelKitError {
         if error.isCorruption { return .notADatabase(url, error) }

@@ -3,6 +3,21 @@
 struct StoreReader {
     let connection: Connection
 
+    /// Called with the text of each statement the reader runs.
+    var trace: ((String) -> Void)? {
+        get { connection.trace }
+        nonmutating set { connection.trace = newValue }
+    }
+
+    /// A number that changes when anyone commits to the database, this process included; nil
+    /// for a backend that hears other writers some other way.
+    var changeCounter: UInt32? { connection.changeCounter }
+
+    /// The newest history token a ``ModelContext/deleteHistory(_:)`` removed, or 0.
+    func historyDeletedThrough() throws -> Int64 {
+        try HistoryTable.deletedThrough(in: connection)
+    }
+
     /// The rows `sql` selects, as values.
     func rows(_ sql: SQL) throws -> [[SQLValue]] {
         try connection.statement(sql.text).rows(sql.bindings)

@@ -32,7 +32,7 @@ import Testing
 
     @Test func theStatementCacheStaysBoundedAndKeepsWorking() throws {
         let context = ModelContext(try inMemoryContainer(for: Tagged.self))
-        let connection = try context.connection(of: context.links[0])
+        let connection = try context.reader(of: context.links[0]).connection
         for value in 0..<1_000 {
             #expect(try connection.statement("SELECT \(value)").rows() == [[.integer(Int64(value))]])
         }

@@ -50,7 +50,7 @@ import Testing
         let container = try store.container(for: TodoItem.self)
         let contexts = (0..<3).map { _ in ModelContext(container) }
         for context in contexts {
-            let connection = try context.connection(of: context.links[0])
+            let connection = try context.reader(of: context.links[0]).connection
             #expect(try connection.statement("PRAGMA synchronous").rows() == [[.integer(1)]])
             #expect(try connection.statement("PRAGMA journal_mode").rows() == [[.text("wal")]])
         }
