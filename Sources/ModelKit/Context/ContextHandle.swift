@@ -4,6 +4,8 @@
 /// side table) per model. The handle keeps the container, so that models can still load their
 /// relationships afterwards.
 final class ContextHandle {
+    /// Unowned and unchecked: the context sets this to nil in its `deinit`, before it is freed,
+    /// so a model never reaches a freed context through it.
     unowned(unsafe) var context: ModelContext?
     /// Nil for a model that left its context: it has no relationships left to load.
     let container: ModelContainer?

@@ -3,7 +3,8 @@
 public struct ModelRow {
     let statement: Statement
     let entity: Schema.Entity
-    /// The context loading the row, for relationships that must load with it.
+    /// The context loading the row, for relationships that must load with it. Unowned and
+    /// unchecked: a row exists only during one of that context's own calls.
     unowned(unsafe) let context: ModelContext
     /// The partial fetch the row is of, whose columns left out hold placeholders; nil for a row
     /// of every column. A reference, so that rows copy in generic code as cheaply as before.
