@@ -52,6 +52,7 @@ extension ModelContext {
         let rows = try run(on: link) {
             let reader = try reader(of: link)
             try checkTokens(of: descriptor.predicate, of: store, in: reader)
+            try reader.waitForSettledHistory(through: store.access.newestCommittedToken.load(ordering: .relaxed))
             return try reader.rows(query.sql)
         }
         var transactions = try rows.map { try transaction(from: $0, of: store) }

@@ -23,9 +23,10 @@ struct HistoryQuery {
         }
         let orderBy = Self.orderBy(descriptor.sortBy, columns: columns)
         var sql = SQL(text: HistorySQL.select)
-        if let condition {
-            sql.text += " WHERE \(condition.text)"
-            sql.bindings += condition.bindings
+        let conditions = [condition?.text, dialect.historySettledCondition].compactMap { $0 }
+        if !conditions.isEmpty {
+            sql.text += " WHERE " + (conditions.count == 1 ? conditions[0] : conditions.map { "(\($0))" }.joined(separator: " AND "))
+            sql.bindings += condition?.bindings ?? []
         }
         sql.text += orderBy ?? #" ORDER BY "token""#
         if let limit = descriptor.fetchLimit, filtersInSQL, orderBy != nil {

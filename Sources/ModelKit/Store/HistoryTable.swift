@@ -3,8 +3,9 @@ import Foundation
 /// The store's history: one row per transaction, in the same SQLite transaction as its data, so
 /// that data and history never disagree, not even after a crash.
 ///
-/// `token` is an `AUTOINCREMENT` key (an identity column on PostgreSQL), so numbers are never
-/// reused, even after the newest transactions are deleted. The changes of a transaction are one
+/// `token` is an `AUTOINCREMENT` key on SQLite, and the writing transaction's id on PostgreSQL
+/// (see ``SQLDialect/historyTokenDefinition``), so numbers are never reused, even after the
+/// newest transactions are deleted. The changes of a transaction are one
 /// ``HistoryRecord`` blob.
 enum HistoryTable {
     static let name = HistorySQL.table
@@ -24,12 +25,11 @@ enum HistoryTable {
     /// Records one transaction and returns its token. Call inside the transaction that writes the
     /// data the record describes.
     ///
-    /// Where several writers share the database (PostgreSQL), appends take turns until their
-    /// transactions commit, so that tokens follow the order of commits and a reader that resumes
-    /// after a token never misses an earlier transaction committed later.
+    /// Where several writers share the database (PostgreSQL), appends never wait for each other:
+    /// the token is the transaction's id, and readers see only settled tokens (see
+    /// ``SQLDialect/historySettledCondition``).
     static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
         let dialect = connection.dialect
-        if let lock = dialect.historyLock { try connection.execute(lock) }
         let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
         guard dialect.insertReturnsKey else {
             try connection.statement(HistorySQL.insert).run(values)
@@ -43,6 +43,29 @@ enum HistoryTable {
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return statement.int64(at: 0)
+    }
+
+    /// Moves a PostgreSQL history made when tokens came from an identity column to tokens that
+    /// are transaction ids. Each old token counts a transaction that had an id, so the current id
+    /// is larger and tokens keep growing. Call with the writer, outside a transaction.
+    /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` if the database's transaction ids
+    ///   are behind its tokens (restored into a new server): tokens would go backwards.
+    static func upgradeTokens(in connection: Connection) throws {
+        guard connection.dialect.historySettledCondition != nil, try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else {
+            return
+        }
+        try connection.transaction {
+            try connection.execute(HistorySQL.lockTable)
+            guard try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else { return }
+            let row = try connection.statement(HistorySQL.largestTokenAndTransactionID).rows().first
+            guard case .integer(let largest)? = row?.first, case .integer(let current)? = row?.last, largest < current else {
+                throw ModelKitError.invalidSchema(
+                    entity: name,
+                    reason: "its history tokens are ahead of the server's transaction ids (was it restored into a new server?); "
+                        + "delete the history (deleteHistory with no predicate) from a build before this one, then open it again")
+            }
+            try connection.execute(HistorySQL.makeTokensTransactionIDs)
+        }
     }
 
     /// The newest token ever given out, deleted or not; 0 for an empty history.

@@ -121,7 +121,10 @@ final class Store: @unchecked Sendable {
                 try Migrator(connection: writer).migrate(schema)
             }
         guard recordsHistory else { return (identifier, false) }
-        if try HistoryTable.exists(in: writer) { return (identifier, true) }
+        if try HistoryTable.exists(in: writer) {
+            if allowsSave { try HistoryTable.upgradeTokens(in: writer) }
+            return (identifier, true)
+        }
         guard allowsSave else { return (identifier, false) }
         try writer.execute(HistorySQL.create(writer.dialect))
         return (identifier, true)

@@ -153,8 +153,14 @@ final class StoreAccess: @unchecked Sendable {
     /// the known token stays, and both are read on the next check. Call with the writer, in its
     /// turn.
     func noteCommittedTransaction(_ token: Int64) {
+        newestCommittedToken.max(token, ordering: .relaxed)
+        guard noticesOtherProcesses else { return }
         if token == knownHistoryToken + 1 { knownHistoryToken = token }
     }
+
+    /// The newest history token of a transaction the process committed, so that its history
+    /// reads can wait for it to settle (see ``StoreReader/waitForSettledHistory(through:)``).
+    let newestCommittedToken = Atomic<Int64>(0)
 
     // MARK: Watching
 

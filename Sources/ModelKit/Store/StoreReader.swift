@@ -1,3 +1,5 @@
+import Foundation
+
 /// How contexts read a store: `SQL` values run on the context's reader connection. Callers never
 /// prepare, bind or step; each row is handed to them while it is the statement's current row.
 struct StoreReader {
@@ -16,6 +18,19 @@ struct StoreReader {
     /// The newest history token a ``ModelContext/deleteHistory(_:)`` removed, or 0.
     func historyDeletedThrough() throws -> Int64 {
         try HistoryTable.deletedThrough(in: connection)
+    }
+
+    /// Waits until the history is settled through `token` (see
+    /// ``SQLDialect/historySettledCondition``), so that a read after a commit of the process's
+    /// own sees it. A transaction that started before it and runs on holds it back: after a
+    /// second the read goes ahead with what is settled.
+    func waitForSettledHistory(through token: Int64) throws {
+        guard token > 0, let bound = connection.dialect.historySettledBound else { return }
+        let statement = try connection.statement(bound)
+        let deadline = ContinuousClock.now + .seconds(1)
+        while case .integer(let settled)? = try statement.rows().first?.first, settled <= token, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.001)
+        }
     }
 
     /// The rows `sql` selects, as values.

@@ -119,7 +119,7 @@ private func describe(_ change: HistoryChange) -> String {
         var statements: [String] = []
         reader.statementTrace = { statements.append($0) }
         #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author == "sync" })).map(\.author) == ["sync"])
-        #expect(statements.last?.contains(#"WHERE ("author""#) == true, "the predicate runs in SQL")
+        #expect(statements.last?.contains(#"("author""#) == true, "the predicate runs in SQL")
         #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author != "sync" })).map(\.author) == [nil, "widget"])
         #expect(try reader.fetchHistory(Transactions(predicate: #Predicate { $0.author == nil })).count == 1)
     }
