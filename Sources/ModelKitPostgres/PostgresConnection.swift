@@ -12,6 +12,8 @@ final class PostgresConnection: DatabaseConnection {
     private(set) var session = 0
     private var statementCount = 0
     var changes = 0
+    /// Announcements of the transaction under way, sent when it commits.
+    private var announcements: [String] = []
 
     /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
     /// store's PostgreSQL schema, created if missing).
@@ -71,12 +73,35 @@ final class PostgresConnection: DatabaseConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
+    /// Held for ``commit()``, which sends it with the `COMMIT`: one round trip for both.
     func notify(_ channel: String, payload: String) throws {
-        try withResult(sql: "SELECT pg_notify($1, $2)", { connection in
-            [channel, payload].withCStrings { values in
-                PQexecParams(connection, "SELECT pg_notify($1, $2)", 2, nil, values, nil, nil, 0)
-            }
-        }) { _ in }
+        announcements.append("SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))")
+    }
+
+    /// Never reconnects: a transaction on a dropped connection is gone, and a `COMMIT` on a new
+    /// one would report success for writes that were never made.
+    func commit() throws {
+        let announced = announcements
+        announcements = []
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
+        }
+        try run((announced + ["COMMIT"]).joined(separator: "; "))
+    }
+
+    func rollback() throws {
+        announcements = []
+        try run("ROLLBACK")
+    }
+
+    /// `text` as a string literal, quoted by libpq for this connection's encoding.
+    private func literal(_ text: String) throws -> String {
+        try ensureConnected()
+        guard let quoted = PQescapeLiteral(connection, text, text.utf8.count) else {
+            throw PostgresError(kind: .statementFailed, message: Self.message(of: connection))
+        }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
     }
 
     // MARK: Running

@@ -53,4 +53,6 @@ public struct PostgresError: Error, Equatable, Sendable, CustomStringConvertible
 extension PostgresError: DatabaseFailure {
     package var isUniqueViolation: Bool { sqlState == "23505" }
     package var isConstraintViolation: Bool { sqlState?.hasPrefix("23") ?? false }
+    /// `40P01` (deadlock detected) and `40001` (serialization failure).
+    package var isTransactionRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
 }

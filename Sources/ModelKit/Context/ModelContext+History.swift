@@ -48,12 +48,12 @@ extension ModelContext {
     /// The transactions of one store's history that `descriptor` describes.
     private func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, from link: StoreLink) throws -> [DefaultHistoryTransaction] {
         let store = link.store
-        let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect)
-        let rows = try run(on: link) {
+        let (query, rows) = try run(on: link) {
             let reader = try reader(of: link)
             try checkTokens(of: descriptor.predicate, of: store, in: reader)
-            try reader.waitForSettledHistory(through: store.access.newestCommittedToken.load(ordering: .relaxed))
-            return try reader.rows(query.sql)
+            let bound = try reader.settledHistoryBound(through: store.access.newestCommittedToken.load(ordering: .relaxed))
+            let query = try HistoryQuery(descriptor, storeIdentifier: store.identifier, dialect: store.dialect, settledBelow: bound)
+            return (query, try reader.rows(query.sql))
         }
         var transactions = try rows.map { try transaction(from: $0, of: store) }
         if let predicate = descriptor.predicate, !query.filtersInSQL {

@@ -17,7 +17,8 @@ extension ModelContext {
     /// Writes every unsaved insert, change and delete to the store, in one transaction that writes
     /// only the changed columns.
     ///
-    /// Saves of every context on the store take turns at the store's one writer. When the save
+    /// Saves of every context on a SQLite store take turns at the store's one writer; on
+    /// PostgreSQL they run at once, each on a connection of the process's writer pool. When the save
     /// commits, every other context of the process merges it before its next read (the main
     /// context right away, on the main actor). Two contexts that change the same row: the last to
     /// save wins, property by property.
@@ -68,7 +69,7 @@ extension ModelContext {
             }
         }
         for index in batches.indices {
-            try write(batches[index])
+            try writeRetrying(batches[index])
             saved.append(finish(&batches[index], all: batches.count == 1))
         }
     }
@@ -86,6 +87,23 @@ extension ModelContext {
         for model in deleted.models { batches[index(of: model)].deleted.append(model) }
         return batches.filter { !$0.isEmpty }
     }
+
+    /// Writes one store's batch, again when the database ended the transaction for a concurrent
+    /// one (a deadlock between saves that lock the same rows in different orders): the failed
+    /// attempt wrote nothing, and the models are as before it.
+    private func writeRetrying(_ batch: SaveBatch) throws {
+        var attempt = 1
+        while true {
+            do {
+                return try write(batch)
+            } catch let failure as any DatabaseFailure where failure.isTransactionRetryable && attempt < Self.saveAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    /// How many times a save is tried when the database ends it for a concurrent one.
+    static let saveAttempts = 3
 
     /// Writes one store's batch in one transaction. If it fails, the store is as it was and the
     /// batch's models are as they were.

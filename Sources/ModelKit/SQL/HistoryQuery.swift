@@ -10,7 +10,9 @@ struct HistoryQuery {
     let sortsInSQL: Bool
     var limitsInSQL: Bool { filtersInSQL && sortsInSQL }
 
-    init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect) throws {
+    /// - Parameter bound: where tokens commit out of order, the first token not yet settled
+    ///   (``SQLDialect/historySettledBound``): the read stops below it.
+    init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect, settledBelow bound: Int64? = nil) throws {
         let columns = HistorySQL.columns(storeIdentifier: storeIdentifier)
         var condition: PredicateTerm?
         var filtersInSQL = true
@@ -23,10 +25,10 @@ struct HistoryQuery {
         }
         let orderBy = Self.orderBy(descriptor.sortBy, columns: columns)
         var sql = SQL(text: HistorySQL.select)
-        let conditions = [condition?.text, dialect.historySettledCondition].compactMap { $0 }
+        let conditions = [condition?.text, bound.map { _ in #""token" < ?"# }].compactMap { $0 }
         if !conditions.isEmpty {
             sql.text += " WHERE " + (conditions.count == 1 ? conditions[0] : conditions.map { "(\($0))" }.joined(separator: " AND "))
-            sql.bindings += condition?.bindings ?? []
+            sql.bindings += (condition?.bindings ?? []) + (bound.map { [.integer($0)] } ?? [])
         }
         sql.text += orderBy ?? #" ORDER BY "token""#
         if let limit = descriptor.fetchLimit, filtersInSQL, orderBy != nil {

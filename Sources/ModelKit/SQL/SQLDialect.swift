@@ -125,7 +125,7 @@ package enum SQLDialect: Sendable {
     /// The history table's key: numbers never reused, not even after the newest rows go. On
     /// PostgreSQL, the writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping),
     /// so concurrent writers take tokens without waiting for each other; see
-    /// ``historySettledCondition``.
+    /// ``historySettledBound``.
     var historyTokenDefinition: String {
         switch self {
         case .sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT"
@@ -135,7 +135,6 @@ package enum SQLDialect: Sendable {
 
     /// PostgreSQL's id of the current transaction, as a `BIGINT`; assigned on first use.
     static let currentTransactionID = "pg_current_xact_id()::text::bigint"
-    private static let oldestRunningTransactionID = "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
 
     /// The newest history token given out, deleted or not: one integer, or no row. On
     /// PostgreSQL, the current transaction's id: every token taken so far is smaller.
@@ -146,23 +145,40 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// Where writers take history tokens without taking turns, the condition on `"token"` that
-    /// keeps a read to the settled history: transactions older than the oldest one still
-    /// running. A transaction with a smaller token can still commit after a larger one, and a
-    /// reader following tokens would skip it; once every transaction older than a token has
-    /// ended, nothing can commit below it. Nil where one writer commits in token order.
-    var historySettledCondition: String? {
+    /// Whether a transaction with a smaller history token can commit after one with a larger
+    /// token, as concurrent PostgreSQL writers do. A reader following tokens would skip it, so
+    /// reads stop below ``historySettledBound``. False where one writer commits in token order.
+    var historyTokensCommitOutOfOrder: Bool { self == .postgres }
+
+    /// Starts a write transaction that records history. On PostgreSQL it first takes the history
+    /// table's row-exclusive lock (which writers share), so that any transaction with an id is
+    /// seen by ``historySettledBound`` until it ends; one round trip, as `BEGIN` alone.
+    var beginRecordingHistory: String {
         switch self {
-        case .sqlite: nil
-        case .postgres: "\"token\" < \(Self.oldestRunningTransactionID)"
+        case .sqlite: beginTransaction
+        case .postgres: "BEGIN; LOCK TABLE \"_modelkit_history\" IN ROW EXCLUSIVE MODE"
         }
     }
 
-    /// The first token not yet settled (see ``historySettledCondition``): one integer.
+    /// The first history token not yet settled: the smallest id of a transaction that may still
+    /// record history (one holding the history table's lock, see ``beginRecordingHistory``), or
+    /// the next id to be given out. Every smaller token is committed or never will be, so a read
+    /// that runs after this one, in a snapshot of its own, sees all of them. Only this store's
+    /// writers hold it back, not long transactions elsewhere on the server. `pg_locks` gives
+    /// 32-bit ids; they are widened with the epoch of the snapshot's next id. One integer; nil
+    /// where tokens commit in order.
     var historySettledBound: String? {
         switch self {
         case .sqlite: nil
-        case .postgres: "SELECT \(Self.oldestRunningTransactionID)"
+        case .postgres:
+            """
+            WITH "next" AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS "id") \
+            SELECT coalesce((SELECT min("next"."id" - (("next"."id" - "writer"."transactionid"::text::bigint) & 4294967295)) \
+            FROM pg_locks "history" JOIN pg_locks "writer" ON "writer"."virtualtransaction" = "history"."virtualtransaction" \
+            AND "writer"."locktype" = 'transactionid' WHERE "history"."locktype" = 'relation' \
+            AND "history"."database" = (SELECT "oid" FROM pg_database WHERE "datname" = current_database()) \
+            AND "history"."relation" = '"_modelkit_history"'::regclass), "next"."id") FROM "next"
+            """
         }
     }
 

@@ -83,15 +83,29 @@ final class Connection {
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
     /// Inside a transaction already (a migration stage saving, say), it is a savepoint of it.
-    func transaction<R>(_ body: () throws -> R) throws -> R {
-        let isNested = isInTransaction
-        try execute(isNested ? "SAVEPOINT modelkit" : dialect.beginTransaction)
+    /// - Parameter begin: the statement that starts it, ``SQLDialect/beginTransaction`` unless
+    ///   given.
+    func transaction<R>(begin: String? = nil, _ body: () throws -> R) throws -> R {
+        if isInTransaction {
+            try execute("SAVEPOINT modelkit")
+            do {
+                let result = try body()
+                try execute("RELEASE modelkit")
+                return result
+            } catch {
+                try? execute("ROLLBACK TO modelkit; RELEASE modelkit")
+                throw error
+            }
+        }
+        try execute(begin ?? dialect.beginTransaction)
         do {
             let result = try body()
-            try execute(isNested ? "RELEASE modelkit" : "COMMIT")
+            trace?("COMMIT")
+            try backend.commit()
             return result
         } catch {
-            try? execute(isNested ? "ROLLBACK TO modelkit; RELEASE modelkit" : "ROLLBACK")
+            trace?("ROLLBACK")
+            try? backend.rollback()
             throw error
         }
     }

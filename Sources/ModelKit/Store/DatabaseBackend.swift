@@ -11,6 +11,8 @@ package protocol DatabaseDriver: Sendable {
     var location: String { get }
     /// The database as a URL for ``ModelKitError`` messages: never with its password.
     var displayURL: URL { get }
+    /// The most connections a process writes through at once (see ``WriterPool``).
+    var writerConnections: Int { get }
     /// A new connection.
     func connect() throws -> any DatabaseConnection
     /// Starts delivering the payloads other connections send on `channel` with
@@ -35,8 +37,13 @@ package protocol DatabaseConnection: AnyObject {
     /// an insert returns its key (``SQLDialect/insertReturnsKey``).
     var lastInsertedRowID: Int64? { get }
     /// Announces `payload` to the listeners of `channel` when the transaction under way commits;
-    /// nothing, where other writers' commits are heard otherwise.
+    /// nothing, where other writers' commits are heard otherwise. A backend may hold the
+    /// announcement back and send it with ``commit()``, saving a round trip.
     func notify(_ channel: String, payload: String) throws
+    /// Commits the transaction under way.
+    func commit() throws
+    /// Rolls back the transaction under way, and any announcement held for its commit.
+    func rollback() throws
     /// A number that changes whenever the database changes, through this connection or another,
     /// as of this connection's last read, read without running a statement; nil where the
     /// backend cannot tell.
@@ -50,6 +57,8 @@ extension DatabaseConnection {
     package var lastInsertedRowID: Int64? { nil }
     package var changeCounter: UInt32? { nil }
     package func externalCommitCount() throws -> Int64? { nil }
+    package func commit() throws { try execute("COMMIT") }
+    package func rollback() throws { try execute("ROLLBACK") }
 }
 
 /// A prepared statement of a ``DatabaseConnection``.
@@ -91,4 +100,7 @@ package protocol DatabaseFailure: Error {
     var isUniqueViolation: Bool { get }
     /// Any constraint refused a row.
     var isConstraintViolation: Bool { get }
+    /// The database ended the transaction to let a concurrent one go on (a deadlock, or a
+    /// serialization failure): nothing was written, and running it again can succeed.
+    var isTransactionRetryable: Bool { get }
 }

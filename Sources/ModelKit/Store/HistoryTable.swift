@@ -27,7 +27,8 @@ enum HistoryTable {
     ///
     /// Where several writers share the database (PostgreSQL), appends never wait for each other:
     /// the token is the transaction's id, and readers see only settled tokens (see
-    /// ``SQLDialect/historySettledCondition``).
+    /// ``SQLDialect/historySettledBound``). Begin the transaction with
+    /// ``SQLDialect/beginRecordingHistory``.
     static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
         let dialect = connection.dialect
         let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
@@ -51,7 +52,7 @@ enum HistoryTable {
     /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` if the database's transaction ids
     ///   are behind its tokens (restored into a new server): tokens would go backwards.
     static func upgradeTokens(in connection: Connection) throws {
-        guard connection.dialect.historySettledCondition != nil, try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else {
+        guard connection.dialect.historyTokensCommitOutOfOrder, try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else {
             return
         }
         try connection.transaction {

@@ -19,7 +19,8 @@ extension Store {
             return try write(trace: trace) { connection in
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
                 defer { writtenFiles = writer.writtenFiles }
-                let (change, result, token) = try connection.transaction {
+                let begin = recordsHistory ? dialect.beginRecordingHistory : nil
+                let (change, result, token) = try connection.transaction(begin: begin) {
                     let (change, result) = try body(&writer)
                     try access.announce(change, through: connection)
                     guard var record = writer.history, !record.isEmpty else { return (change, result, Int64?.none) }

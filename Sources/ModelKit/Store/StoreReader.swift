@@ -20,15 +20,20 @@ struct StoreReader {
         try HistoryTable.deletedThrough(in: connection)
     }
 
-    /// Waits until the history is settled through `token` (see
-    /// ``SQLDialect/historySettledCondition``), so that a read after a commit of the process's
-    /// own sees it. A transaction that started before it and runs on holds it back: after a
-    /// second the read goes ahead with what is settled.
-    func waitForSettledHistory(through token: Int64) throws {
-        guard token > 0, let bound = connection.dialect.historySettledBound else { return }
-        let statement = try connection.statement(bound)
+    /// Where history tokens commit out of order, the first token not yet settled
+    /// (``SQLDialect/historySettledBound``), once the history is settled through `token` (the
+    /// process's newest commit, so that a read after it sees it); nil elsewhere. A save of the
+    /// store that started before it and runs on holds it back: after a second the read goes
+    /// ahead with what is settled. Read before the history, in a statement of its own.
+    func settledHistoryBound(through token: Int64) throws -> Int64? {
+        guard let sql = connection.dialect.historySettledBound else { return nil }
+        let statement = try connection.statement(sql)
         let deadline = ContinuousClock.now + .seconds(1)
-        while case .integer(let settled)? = try statement.rows().first?.first, settled <= token, ContinuousClock.now < deadline {
+        while true {
+            guard case .integer(let bound)? = try statement.rows().first?.first else {
+                throw ModelKitError.invalidSchema(entity: HistoryTable.name, reason: "the database returned no settled history token")
+            }
+            if bound > token || ContinuousClock.now >= deadline { return bound }
             Thread.sleep(forTimeInterval: 0.001)
         }
     }

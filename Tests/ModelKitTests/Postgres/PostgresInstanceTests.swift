@@ -130,6 +130,22 @@ struct PostgresInstanceTests {
         #expect(Set(seen).count == seen.count)
     }
 
+    @Test func aLongWriteTransactionElsewhereOnTheServerDoesNotHoldBackHistoryReads() throws {
+        let database = PostgresTestDatabase()
+        let elsewhere = PostgresTestDatabase()
+        try elsewhere.execute("CREATE TABLE busy (n int)")
+        let context = ModelContext(try database.container(for: TodoItem.self, instance: 1))
+        let reader = ModelContext(try database.container(for: TodoItem.self, instance: 2))
+        try elsewhere.whileWriting("INSERT INTO busy VALUES (1)") {
+            context.insert(TodoItem(title: "saved while another schema's transaction runs"))
+            try context.save()
+            let started = ContinuousClock.now
+            #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+            #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+            #expect(ContinuousClock.now - started < .milliseconds(500), "no wait for the unrelated transaction")
+        }
+    }
+
     @Test func aHistoryWhoseTokensCameFromAnIdentityColumnMovesToTransactionIDsAndKeepsGrowing() throws {
         let database = PostgresTestDatabase()
         do {

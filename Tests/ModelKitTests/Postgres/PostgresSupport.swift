@@ -62,6 +62,15 @@ final class PostgresTestDatabase: Sendable {
         try execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))'")
     }
 
+    /// Runs `body` while a transaction that ran `sql` in the test's schema, outside ModelKit, is
+    /// open; rolls it back after.
+    func whileWriting(_ sql: String, _ body: () throws -> Void) throws {
+        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5)).connect()
+        try connection.execute("BEGIN; \(sql)")
+        defer { try? connection.execute("ROLLBACK") }
+        try body()
+    }
+
     /// Runs `sql` in the test's schema, outside ModelKit.
     func execute(_ sql: String) throws {
         let driver = PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5))

@@ -139,13 +139,24 @@ import Testing
         #expect(HistorySQL.insertReturningToken.hasSuffix(#"VALUES (?, ?, ?, ?, ?) RETURNING "token""#))
     }
 
-    @Test func postgresHistoryReadsStopAtTheOldestTransactionStillRunning() throws {
+    @Test func historyReadsStopAtTheSettledBoundGivenThem() throws {
         let descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.author == "app" })
-        let postgres = try HistoryQuery(descriptor, storeIdentifier: "S", dialect: .postgres).sql.text
-        #expect(postgres.contains(#"AND ("token" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint) ORDER BY"#))
-        let sqlite = try HistoryQuery(descriptor, storeIdentifier: "S", dialect: .sqlite).sql.text
-        #expect(!sqlite.contains("pg_snapshot_xmin"))
-        #expect(try HistoryQuery(HistoryDescriptor(), storeIdentifier: "S", dialect: .postgres).sql.text.contains(
-            #"WHERE "token" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint ORDER BY "token""#))
+        let bounded = try HistoryQuery(descriptor, storeIdentifier: "S", dialect: .postgres, settledBelow: 42).sql
+        #expect(bounded.text.contains(#"AND ("token" < ?) ORDER BY"#))
+        #expect(bounded.bindings.last == .integer(42))
+        let unbounded = try HistoryQuery(descriptor, storeIdentifier: "S", dialect: .sqlite).sql.text
+        #expect(!unbounded.contains(#""token" <"#))
+        #expect(try HistoryQuery(HistoryDescriptor(), storeIdentifier: "S", dialect: .postgres, settledBelow: 7).sql.text.contains(
+            #"WHERE "token" < ? ORDER BY "token""#))
+    }
+
+    @Test func postgresHistoryWritersLockTheHistoryTableAsTheyBeginAndReadersBoundByThem() {
+        #expect(SQLDialect.postgres.beginRecordingHistory == #"BEGIN; LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE"#)
+        #expect(SQLDialect.sqlite.beginRecordingHistory == "BEGIN IMMEDIATE")
+        let bound = SQLDialect.postgres.historySettledBound ?? ""
+        #expect(bound.contains(#""history"."relation" = '"_modelkit_history"'::regclass"#))
+        #expect(bound.contains("pg_snapshot_xmax(pg_current_snapshot())"))
+        #expect(!bound.contains("pg_snapshot_xmin"), "long transactions elsewhere on the server do not hold reads back")
+        #expect(SQLDialect.sqlite.historySettledBound == nil)
     }
 }

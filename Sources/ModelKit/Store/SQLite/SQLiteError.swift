@@ -55,6 +55,9 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A constraint (unique, not null, check, trigger) refused the change.
     package var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
 
+    /// SQLite has one writer at a time: no transaction is ended for another.
+    package var isTransactionRetryable: Bool { false }
+
     /// A unique index refused the change.
     package var isUniqueViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // SQLITE_CONSTRAINT_UNIQUE, a C macro Swift cannot import
 
