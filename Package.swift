@@ -139,6 +139,7 @@ var targets: [Target] = [
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
+    .executableTarget(name: "modelkit-load", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ"], path: "Benchmarks/modelkit-load"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
     .target(name: "Records", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/Records"),
     .executableTarget(name: "records", dependencies: ["Records", "AppState"] + swiftDataDependency, path: "Examples/records"),

@@ -25,6 +25,13 @@ final class EngineStore {
         try context.save()
     }
 
+    /// `count` rows of a model without unique attributes, in one save.
+    func insertChildren(_ count: Int) throws {
+        let context = ModelContext(container)
+        for i in 0..<count { context.insert(BenchChild(title: BenchData.name(i), position: i)) }
+        try context.save()
+    }
+
     func fetchAll() throws -> [BenchItem] {
         try ModelContext(container).fetch(FetchDescriptor<BenchItem>())
     }

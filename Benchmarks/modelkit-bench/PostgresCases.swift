@@ -4,7 +4,9 @@ import ModelKitPostgres
 /// The cases on PostgreSQL (`--store postgres`): ModelKit's PostgreSQL store against hand-written
 /// libpq, each side in a schema of its own on the server `MODELKIT_BENCH_POSTGRES_URL` (or
 /// `MODELKIT_TEST_POSTGRES_URL`) names. The relationship cases and the history case run on SQLite
-/// only.
+/// only. `insert_plain` inserts rows of a model without unique attributes, which the engine
+/// writes in multi-row statements; its libpq side sends one prepared `INSERT` per row, as
+/// `insert` does.
 func runPostgres(_ options: Options) throws -> [CaseResult] {
     let environment = ProcessInfo.processInfo.environment
     guard let text = environment["MODELKIT_BENCH_POSTGRES_URL"] ?? environment["MODELKIT_TEST_POSTGRES_URL"], let server = URL(string: text)
@@ -32,6 +34,18 @@ func runPostgres(_ options: Options) throws -> [CaseResult] {
             let raw = RawPostgres(url: server, schema: fresh())
             raw.createSchema()
             return seconds { raw.insert(n) }
+        })
+
+    results.appendIfPresent(
+        try measure("insert_plain", options) {
+            let schema = fresh()
+            let store = try engine(schema)
+            defer { RawPostgres.drop(schema, at: server) }
+            return try seconds { try store.insertChildren(n) }
+        } raw: {
+            let raw = RawPostgres(url: server, schema: fresh())
+            raw.createSchema()
+            return seconds { raw.insertChildren(n) }
         })
 
     guard options.wants("fetch_all", "fetch_point", "fetch_range_sorted_limit", "fetch_limit_with_pending", "count", "update_all", "delete_all")

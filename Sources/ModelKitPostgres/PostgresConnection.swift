@@ -73,20 +73,43 @@ final class PostgresConnection: DatabaseConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Held for ``commit()``, which sends it with the `COMMIT`: one round trip for both.
+    /// Held for ``commit()``, which sends it right after the `COMMIT`, in the same round trip.
+    /// Not inside the transaction: a `NOTIFY` takes a lock on the server's notification queue
+    /// until its transaction ends, so notifying transactions would commit (and wait for their
+    /// commit record to be flushed) one at a time, across every instance.
     func notify(_ channel: String, payload: String) throws {
         announcements.append("SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))")
     }
 
     /// Never reconnects: a transaction on a dropped connection is gone, and a `COMMIT` on a new
-    /// one would report success for writes that were never made.
+    /// one would report success for writes that were never made. The announcements follow the
+    /// `COMMIT` in the same query string, each in a transaction of its own; once the `COMMIT`
+    /// succeeded, an announcement that fails is dropped (the data is saved, and the payloads are
+    /// within PostgreSQL's limit).
     func commit() throws {
         let announced = announcements
         announcements = []
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
         }
-        try run((announced + ["COMMIT"]).joined(separator: "; "))
+        guard !announced.isEmpty else { return try run("COMMIT") }
+        let sql = (["COMMIT"] + announced).joined(separator: "; ")
+        guard PQsendQuery(connection, sql) == 1 else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT")
+        }
+        var committed: PostgresError?? = .none
+        while let result = PQgetResult(connection) {
+            defer { PQclear(result) }
+            if committed == nil {
+                let status = PQresultStatus(result)
+                committed = status == PGRES_COMMAND_OK ? .some(nil) : .some(error(from: result, sql: "COMMIT"))
+            }
+        }
+        switch committed {
+        case .some(nil): return
+        case .some(let failure?): throw failure
+        case .none: throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT")
+        }
     }
 
     func rollback() throws {

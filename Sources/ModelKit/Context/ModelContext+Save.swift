@@ -117,12 +117,15 @@ extension ModelContext {
             try store.commit(trace: statementTrace, author: author, from: batch.link.inbox) { writer in
                 // Inserted models take their keys at once, so that references to them can be written.
                 var unresolved: [(any PersistentModel, RelationshipInfo)] = []
+                if store.dialect.batchesInserts {
+                    for (entity, count) in try counts(of: insertedModels) { try writer.expectInserts(count, of: entity) }
+                }
                 for model in insertedModels {
                     let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
                     model._$modelKit.rowID = try writer.insert(entity) { try model._modelKitValue(at: $0) }
                     collectReferencesToUnsavedModels(of: model, into: &unresolved)
                 }
-                try writer.recordHandedOutKeys()
+                try writer.finishInserts()
                 try writeForeignKeys(unresolved, with: writer)
                 var vanished: [any PersistentModel] = []
                 for model in changedModels {
@@ -156,6 +159,25 @@ extension ModelContext {
             for (model, temporaryID) in zip(insertedModels, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
             throw error
         }
+    }
+
+    /// How many of `models` each entity has, in the order the entities first appear.
+    private func counts(of models: [any PersistentModel]) throws -> [(Schema.Entity, Int)] {
+        var counts: [(Schema.Entity, Int)] = []
+        var last = 0
+        for model in models {
+            let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
+            if last < counts.count, counts[last].0 === entity {
+                counts[last].1 += 1
+            } else if let index = counts.firstIndex(where: { $0.0 === entity }) {
+                counts[index].1 += 1
+                last = index
+            } else {
+                counts.append((entity, 1))
+                last = counts.count - 1
+            }
+        }
+        return counts
     }
 
     /// Once a batch committed: its models take their new identities and leave the pending

@@ -15,6 +15,7 @@ struct RowWriter {
     private var keys = RowKeyDispenser()
     private var inserts = InsertStatements()
     private var updates = UpdateStatements()
+    private var batches = InsertBatches()
     /// The rows written, for the store's history; nil when the store keeps none.
     var history: HistoryRecord?
     /// External files written: removed if the transaction fails.
@@ -40,6 +41,13 @@ struct RowWriter {
     /// every stored column. With several unique constraints, where the dialect takes one conflict
     /// target per insert, each constraint's upsert is tried in turn until one meets no other.
     mutating func insert(_ entity: Schema.Entity, values: Values) throws -> Int64 {
+        if batches.holds(entity) {
+            var row: [SQLValue] = []
+            for column in entity.sql.storedColumns { row.append(try storedValue(values(column), at: column, in: entity)) }
+            let key = try batches.hold(row, of: entity, in: connection)
+            history?.insert(entity: entity.name, rowID: key)
+            return key
+        }
         // Where the engine hands out keys, the new key is bound before the columns, unless it is
         // the one SQLite would pick and no upsert can leave it unused: then the row is inserted
         // without it, which spares SQLite a search of the table for the key, and takes SQLite's.
@@ -50,8 +58,17 @@ struct RowWriter {
         return rowID
     }
 
-    /// Moves each table's mark past the keys handed out. Call once the save's inserts are done.
-    func recordHandedOutKeys() throws {
+    /// Says that the save inserts `count` rows of `entity`: where the dialect batches inserts
+    /// (``SQLDialect/batchesInserts``), their keys are taken now and the rows written a
+    /// statement's worth at a time.
+    mutating func expectInserts(_ count: Int, of entity: Schema.Entity) throws {
+        try batches.expect(count, of: entity, in: connection)
+    }
+
+    /// Writes the rows held back and moves each table's mark past the keys handed out. Call once
+    /// the save's inserts are done, before any other statement.
+    mutating func finishInserts() throws {
+        try batches.flush(in: connection)
         try keys.record(in: connection)
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import ModelKit
+import Synchronization
+
+/// How the engine's concurrent requests run.
+enum EngineMode: String {
+    /// Tasks of a `TaskGroup`, each request a new `ModelContext` used in the task.
+    case tasks
+    /// Tasks of a `TaskGroup`, each request a new `@ModelActor`, whose jobs run on its own
+    /// executor, off Swift's cooperative threads.
+    case actors
+    /// OS threads, each request a new `ModelContext`.
+    case threads
+}
+
+/// One request, on a context of its own.
+func handle(_ request: Request, in context: ModelContext) throws {
+    switch request {
+    case .write(let key):
+        context.insert(LoadItem(key: key, name: "item \(key)", value: Double(key)))
+        try context.save()
+    case .read(let key):
+        guard try item(key, in: context) != nil else { throw LoadError("no row with key \(key)") }
+    case .update(let key):
+        guard let item = try item(key, in: context) else { throw LoadError("no row with key \(key)") }
+        item.value += 1
+        try context.save()
+    }
+}
+
+private func item(_ key: Int, in context: ModelContext) throws -> LoadItem? {
+    var descriptor = FetchDescriptor<LoadItem>(predicate: #Predicate { $0.key == key })
+    descriptor.fetchLimit = 1
+    return try context.fetch(descriptor).first
+}
+
+/// A request's own actor, as a server handler would make one.
+@ModelActor
+actor RequestActor {
+    func serve(_ request: Request) throws {
+        try handle(request, in: modelContext)
+    }
+}
+
+/// Runs `concurrency` request loops against `container` from `start` until `end`; returns the
+/// requests done.
+func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload, rows: Int, concurrency: Int, process: Int, from start: Date, until end: Date) async throws -> Int {
+    let done = Counter()
+    @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop) }
+    try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
+    switch mode {
+    case .tasks, .actors:
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for loop in 0..<concurrency {
+                group.addTask {
+                    var requests = source(loop)
+                    while Date() < end {
+                        let request = requests.next()
+                        if mode == .tasks {
+                            try handle(request, in: ModelContext(container))
+                        } else {
+                            try await RequestActor(modelContainer: container).serve(request)
+                        }
+                        done.count.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    case .threads:
+        let failure = Mutex<(any Error)?>(nil)
+        let finished = DispatchGroup()
+        for loop in 0..<concurrency {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                var requests = source(loop)
+                do {
+                    while Date() < end {
+                        try handle(requests.next(), in: ModelContext(container))
+                        done.count.add(1, ordering: .relaxed)
+                    }
+                } catch {
+                    failure.withLock { $0 = error }
+                }
+            }
+        }
+        await withCheckedContinuation { resumed in finished.notify(queue: .global()) { resumed.resume() } }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+    return done.count.load(ordering: .relaxed)
+}
