@@ -26,23 +26,25 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     /// How long creating a container waits for the server before throwing: 5 seconds by
     /// default, at least 2 (libpq counts whole seconds).
     public let connectTimeout: Duration
-    /// The most connections the process saves through at once: 10 by default. Concurrent saves
-    /// (contexts of different requests, say) each take one, opened when first needed and kept;
-    /// more saves than that wait their turn. Each context also reads through a connection of its
-    /// own. Keep instances × (writers + contexts) within the server's `max_connections`.
-    public let writerConnections: Int
+    /// How many connections the process keeps open between contexts: 16 by default. Each
+    /// context reads and saves through one of its own, taken when it first needs it and given
+    /// back when it goes, so concurrent contexts save at once. With more contexts at once than
+    /// this, the others connect anew, which costs the server a new backend process each time:
+    /// set it to the concurrent requests an instance serves, and keep instances × (it + 2)
+    /// within the server's `max_connections`.
+    public let pooledConnections: Int
 
     /// A configuration for the database at `url`.
     public init(
         url: URL, name: String? = nil, schema: Schema? = nil, allowsSave: Bool = true, connectTimeout: Duration = .seconds(5),
-        writerConnections: Int = 10
+        pooledConnections: Int = 16
     ) {
         self.url = url
         self.name = name ?? (url.path.isEmpty ? "postgres" : String(url.path.dropFirst()))
         self.schema = schema
         self.allowsSave = allowsSave
         self.connectTimeout = connectTimeout
-        self.writerConnections = max(1, writerConnections)
+        self.pooledConnections = max(0, pooledConnections)
     }
 
     /// The URL without its password.
@@ -52,12 +54,12 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
 
     /// The database's driver.
     public var _driver: DataStoreDriver? {
-        DataStoreDriver(PostgresDriver(url: url, connectTimeout: connectTimeout, writerConnections: writerConnections))
+        DataStoreDriver(PostgresDriver(url: url, connectTimeout: connectTimeout, pooledConnections: pooledConnections))
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.allowsSave == rhs.allowsSave && lhs.schema === rhs.schema
-            && lhs.connectTimeout == rhs.connectTimeout && lhs.writerConnections == rhs.writerConnections
+            && lhs.connectTimeout == rhs.connectTimeout && lhs.pooledConnections == rhs.pooledConnections
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -6,7 +6,7 @@ import ModelKit
 struct PostgresDriver: DatabaseDriver {
     let url: URL
     let connectTimeout: Duration
-    var writerConnections = 10
+    var pooledConnections = 16
 
     var dialect: SQLDialect { .postgres }
 

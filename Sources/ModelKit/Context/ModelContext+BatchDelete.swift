@@ -27,7 +27,8 @@ extension ModelContext {
             !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
             || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
-            try store.commit(trace: statementTrace, author: author, from: link.inbox) { writer in
+            let reader = store.savesOnContextConnections ? try reader(of: link) : nil
+            return try store.commit(trace: statementTrace, author: author, from: link.inbox, on: reader) { writer in
                 let outcome = try writer.deleteRows(of: entity, steps: steps, followingRules: followsRules)
                 return (StoreChange(updated: outcome.nullified, deleted: outcome.deleted, origin: ObjectIdentifier(store)), outcome)
             }

@@ -18,7 +18,7 @@ extension ModelContext {
     /// only the changed columns.
     ///
     /// Saves of every context on a SQLite store take turns at the store's one writer; on
-    /// PostgreSQL they run at once, each on a connection of the process's writer pool. When the save
+    /// PostgreSQL they run at once, each on the connection its context reads through. When the save
     /// commits, every other context of the process merges it before its next read (the main
     /// context right away, on the main actor). Two contexts that change the same row: the last to
     /// save wins, property by property.
@@ -114,7 +114,8 @@ extension ModelContext {
         let deletedModels = batch.deleted.filter { $0._$modelKit.rowID != nil }
         let temporaryIDs = insertedModels.map(\._$modelKit.drawnTemporaryID)
         do {
-            try store.commit(trace: statementTrace, author: author, from: batch.link.inbox) { writer in
+            let reader = store.savesOnContextConnections ? try reader(of: batch.link) : nil
+            try store.commit(trace: statementTrace, author: author, from: batch.link.inbox, on: reader) { writer in
                 // Inserted models take their keys at once, so that references to them can be written.
                 var unresolved: [(any PersistentModel, RelationshipInfo)] = []
                 if store.dialect.batchesInserts {

@@ -11,8 +11,9 @@ package protocol DatabaseDriver: Sendable {
     var location: String { get }
     /// The database as a URL for ``ModelKitError`` messages: never with its password.
     var displayURL: URL { get }
-    /// The most connections a process writes through at once (see ``WriterPool``).
-    var writerConnections: Int { get }
+    /// How many idle connections the process keeps for the next contexts. Past it, a context's
+    /// connection is closed when the context goes, and the next context connects anew.
+    var pooledConnections: Int { get }
     /// A new connection.
     func connect() throws -> any DatabaseConnection
     /// Starts delivering the payloads other connections send on `channel` with

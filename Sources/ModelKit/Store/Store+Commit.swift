@@ -9,14 +9,16 @@ extension Store {
     /// - Parameters:
     ///   - trace: receives each statement run, for the context's statement trace.
     ///   - author: recorded in the history transaction.
+    ///   - reader: the context's reader, which the transaction runs on where
+    ///     ``savesOnContextConnections``.
     /// - Throws: what `body` throws, or a ``ModelKitError`` for what the database refused.
     func commit<R>(
-        trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox,
+        trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox, on reader: StoreReader? = nil,
         _ body: (inout RowWriter) throws -> (change: StoreChange, result: R)
     ) throws -> R {
         var writtenFiles: [String] = []
         do {
-            return try write(trace: trace) { connection in
+            return try write(trace: trace, on: reader) { connection in
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.beginRecordingHistory : nil

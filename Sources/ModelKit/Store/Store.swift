@@ -130,12 +130,18 @@ final class Store: @unchecked Sendable {
         return (identifier, true)
     }
 
-    /// Runs `body` with the connection that writes: the writer, in its turn, or the pinned
-    /// connection of a migration stage.
-    func write<R>(trace: ((String) -> Void)?, _ body: (Connection) throws -> R) throws -> R {
-        guard let pinnedConnection else { return try access.write(trace: trace, body) }
-        return try body(pinnedConnection)
+    /// Runs `body` with the connection that writes: the pinned connection of a migration stage,
+    /// else `reader`'s where ``savesOnContextConnections``, else the writer, in its turn.
+    func write<R>(trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection) throws -> R) throws -> R {
+        if let connection = pinnedConnection ?? reader?.connection { return try body(connection) }
+        return try access.write(trace: trace, body)
     }
+
+    /// Whether a context saves through its own connection, the one it reads through: where the
+    /// database takes writes from many connections at once (PostgreSQL), so that saves of
+    /// different contexts run at once and a request needs one connection, not two. SQLite takes
+    /// one writer at a time: its saves queue for the store's writer.
+    var savesOnContextConnections: Bool { access.driver != nil && pinnedConnection == nil }
 
     /// A reader for a context: the pinned connection of a migration stage, or one of the
     /// access's readers. Give it back with ``checkIn(_:)``.

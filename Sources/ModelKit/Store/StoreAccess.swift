@@ -1,9 +1,8 @@
 import Foundation
 import Synchronization
 
-/// How a process reaches one store, shared by every container and context on it: the writer
-/// connections all saves go through, pooled reader connections, and the fan-out of what each
-/// commit changed to every other context.
+/// How a process reaches one store, shared by every container and context on it: the writer,
+/// pooled reader connections, and the fan-out of what each commit changed to every other context.
 ///
 /// On SQLite, one serialized writer: contexts of one process never meet in SQLite's file lock,
 /// they queue for the writer, first come first served, and other processes are met with SQLite's
@@ -11,9 +10,10 @@ import Synchronization
 /// noticed through the writer's `PRAGMA data_version`, which changes only when another
 /// connection commits (within the process, only the writer ever writes).
 ///
-/// On a driver's database (PostgreSQL), a ``WriterPool``: saves run at once, each on its own
-/// connection, as the database's row locks allow; other instances' commits are heard as
-/// announcements (``listen(on:)``).
+/// On a driver's database (PostgreSQL), contexts save through their own connections (see
+/// ``Store/savesOnContextConnections``), at once, as the database's row locks allow; the writer
+/// serves the store's own writes (migration, history deletes). Other instances' commits are
+/// heard as announcements (``listen(on:)``).
 final class StoreAccess: @unchecked Sendable {
     /// The path or `file:` URI connections open; for a driver's database, its location.
     let path: String
@@ -37,12 +37,8 @@ final class StoreAccess: @unchecked Sendable {
     let generation = Atomic<UInt64>(0)
 
     private let lock = WriterLock()
-    /// On SQLite, the only connection of the process that writes, guarded by `lock`. On a
-    /// driver's database, the first of `pool`'s.
+    /// On SQLite, the only connection of the process that writes. Guarded by `lock`.
     private let writer: Connection
-    /// The connections a driver's database is written through, several saves at once; nil on
-    /// SQLite.
-    private let pool: WriterPool?
     /// The writer's last `data_version`. Guarded by `lock`.
     private var writerDataVersion: Int64?
     /// Whether commits by other processes can be read from the store's history. Guarded by `lock`.
@@ -83,11 +79,7 @@ final class StoreAccess: @unchecked Sendable {
         self.path = path
         self.isInMemory = isInMemory
         self.driver = driver
-        let writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
-        self.writer = writer
-        pool = driver.map { driver in
-            WriterPool(first: writer, limit: driver.writerConnections) { try Self.connect(path, isInMemory: false, driver: driver) }
-        }
+        writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
         writerDataVersion = try writer.externalCommitCount()
         noticesOtherProcesses = !isInMemory && writerDataVersion != nil
     }
@@ -108,18 +100,10 @@ final class StoreAccess: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Runs `body` with a writer connection once it is this caller's turn: SQLite's one writer,
-    /// or one of a driver's pool, where several saves run at once. On SQLite, commits by other
-    /// processes since the last write are published first, so contexts learn of them.
+    /// Runs `body` with the writer connection once it is this caller's turn. On SQLite, commits
+    /// by other processes since the last write are published first, so contexts learn of them.
     /// - Parameter trace: receives each statement `body` runs, for the context's statement trace.
     func write<R>(trace: ((String) -> Void)?, _ body: (Connection) throws -> R) throws -> R {
-        if let pool {
-            return try pool.withConnection { writer in
-                writer.trace = trace
-                defer { writer.trace = nil }
-                return try body(writer)
-            }
-        }
         lock.lock()
         defer { lock.unlock() }
         writer.trace = trace
@@ -224,7 +208,7 @@ final class StoreAccess: @unchecked Sendable {
     func checkIn(_ connection: Connection) {
         connection.trace = nil
         idle.withLock { idle in
-            guard idle.count < ConnectionConfiguration.standard.idleReaderLimit else { return }
+            guard idle.count < driver?.pooledConnections ?? ConnectionConfiguration.standard.idleReaderLimit else { return }
             idle.append(IdleConnection(connection: connection))
         }
     }
