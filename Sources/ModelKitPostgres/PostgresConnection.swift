@@ -93,23 +93,85 @@ final class PostgresConnection: DatabaseConnection {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
         }
         guard !announced.isEmpty else { return try run("COMMIT") }
-        let sql = (["COMMIT"] + announced).joined(separator: "; ")
+        _ = try send([], then: ["COMMIT"] + announced)
+    }
+
+    /// Runs `sql` with its values written in as literals, then `COMMIT` and the announcements,
+    /// as one query string: one round trip. Returns `sql`'s first row.
+    func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]? {
+        let announced = announcements
+        announcements = []
+        return try send([try inlined(sql, values)], then: ["COMMIT"] + announced)
+    }
+
+    /// Sends `statements`, then `COMMIT` and what follows it, as one query string; returns the
+    /// first row of the first statement. An error before the `COMMIT` ran (the transaction is
+    /// then rolled back) or from the `COMMIT` throws; after it, the data is saved, and a failed
+    /// announcement is dropped.
+    private func send(_ statements: [String], then commitAndAfter: [String]) throws -> [SQLValue]? {
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
+        }
+        let sql = (statements + commitAndAfter).joined(separator: "; ")
         guard PQsendQuery(connection, sql) == 1 else {
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT")
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
         }
-        var committed: PostgresError?? = .none
+        var index = 0
+        var failure: PostgresError?
+        var committed = false
+        var firstRow: [SQLValue]?
         while let result = PQgetResult(connection) {
-            defer { PQclear(result) }
-            if committed == nil {
-                let status = PQresultStatus(result)
-                committed = status == PGRES_COMMAND_OK ? .some(nil) : .some(error(from: result, sql: "COMMIT"))
+            defer {
+                PQclear(result)
+                index += 1
             }
+            guard index <= statements.count, failure == nil else { continue }
+            let status = PQresultStatus(result)
+            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
+                failure = error(from: result, sql: index < statements.count ? statements[index] : "COMMIT")
+                continue
+            }
+            if index == 0, !statements.isEmpty, PQntuples(result) > 0 {
+                firstRow = (0..<PQnfields(result)).map { column in
+                    PQgetisnull(result, 0, column) == 1
+                        ? .null : PostgresValue.decode(String(cString: PQgetvalue(result, 0, column)), type: PQftype(result, column))
+                }
+            }
+            if index == statements.count { committed = true }
         }
-        switch committed {
-        case .some(nil): return
-        case .some(let failure?): throw failure
-        case .none: throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT")
+        if let failure { throw failure }
+        guard committed else { throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT") }
+        return firstRow
+    }
+
+    /// `sql` with each `?` outside quotes replaced by its value as a literal.
+    private func inlined(_ sql: String, _ values: [SQLValue]) throws -> String {
+        var output = ""
+        var quote: Character?
+        var next = 0
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "?" {
+                guard next < values.count else { break }
+                output += try literal(values[next])
+                next += 1
+                continue
+            }
+            output.append(character)
         }
+        guard next == values.count else {
+            throw PostgresError(kind: .statementFailed, message: "\(values.count) values for \(next) parameters", sql: sql)
+        }
+        return output
+    }
+
+    /// `value` as a SQL literal PostgreSQL converts to the column's type.
+    private func literal(_ value: SQLValue) throws -> String {
+        guard case .some(let bytes) = try PostgresValue.parameter(value, type: 0, sql: "").bytes else { return "NULL" }
+        return try literal(String(decoding: bytes, as: UTF8.self))
     }
 
     func rollback() throws {

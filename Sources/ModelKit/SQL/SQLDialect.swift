@@ -71,6 +71,10 @@ package enum SQLDialect: Sendable {
     /// Whether the engine hands out new rows' keys (``RowKeyDispenser``) rather than the database.
     var handsOutKeys: Bool { self == .sqlite }
 
+    /// Whether a save's history insert goes with its `COMMIT`, in one round trip
+    /// (``DatabaseConnection/commit(after:values:)``): where each statement is a round trip.
+    var foldsHistoryIntoCommit: Bool { self == .postgres }
+
     /// Whether a save inserting many rows of an entity writes them in multi-row statements with
     /// keys taken ahead (see ``InsertBatches``): where each statement is a round trip.
     var batchesInserts: Bool { self == .postgres }

@@ -86,12 +86,21 @@ final class Connection {
     /// - Parameter begin: the statement that starts it, ``SQLDialect/beginTransaction`` unless
     ///   given.
     func transaction<R>(begin: String? = nil, _ body: () throws -> R) throws -> R {
+        try transaction(begin: begin) { (try body(), nil) }.result
+    }
+
+    /// ``transaction(begin:_:)`` for a write whose last statement `body` returns with its result:
+    /// it is sent with the `COMMIT`, in one round trip where the backend can
+    /// (``DatabaseConnection/commit(after:values:)``). Returns `body`'s result and the first row
+    /// of the last statement.
+    func transaction<R>(begin: String? = nil, endingWith body: () throws -> (R, last: SQL?)) throws -> (result: R, lastRow: [SQLValue]?) {
         if isInTransaction {
             try execute("SAVEPOINT modelkit")
             do {
-                let result = try body()
+                let (result, last) = try body()
+                let row = try last.flatMap { try statement($0.text).rows($0.bindings).first }
                 try execute("RELEASE modelkit")
-                return result
+                return (result, row)
             } catch {
                 try? execute("ROLLBACK TO modelkit; RELEASE modelkit")
                 throw error
@@ -99,10 +108,14 @@ final class Connection {
         }
         try execute(begin ?? dialect.beginTransaction)
         do {
-            let result = try body()
-            trace?("COMMIT")
-            try backend.commit()
-            return result
+            let (result, last) = try body()
+            guard let last else {
+                trace?("COMMIT")
+                try backend.commit()
+                return (result, nil)
+            }
+            trace?(last.text + "; COMMIT")
+            return (result, try backend.commit(after: last.text, values: last.bindings))
         } catch {
             trace?("ROLLBACK")
             try? backend.rollback()

@@ -43,6 +43,9 @@ package protocol DatabaseConnection: AnyObject {
     func notify(_ channel: String, payload: String) throws
     /// Commits the transaction under way.
     func commit() throws
+    /// Runs `sql` (written with `?` parameters, bound to `values`) as the transaction's last
+    /// statement and commits, in one round trip where the backend can; returns `sql`'s first row.
+    func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]?
     /// Rolls back the transaction under way, and any announcement held for its commit.
     func rollback() throws
     /// A number that changes whenever the database changes, through this connection or another,
@@ -60,6 +63,16 @@ extension DatabaseConnection {
     package func externalCommitCount() throws -> Int64? { nil }
     package func commit() throws { try execute("COMMIT") }
     package func rollback() throws { try execute("ROLLBACK") }
+
+    /// Two round trips: the statement, prepared as written (`?` parameters), then the commit.
+    package func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]? {
+        let statement = try prepare(sql, parameterCount: values.count)
+        try statement.bind(values)
+        let row = try statement.step() ? (0..<statement.columnCount).map { statement.column($0) } : nil
+        statement.reset()
+        try commit()
+        return row
+    }
 }
 
 /// A prepared statement of a ``DatabaseConnection``.

@@ -31,7 +31,7 @@ enum HistoryTable {
     /// ``SQLDialect/beginRecordingHistory``.
     static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
         let dialect = connection.dialect
-        let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
+        let values = appendStatement(&record, author: author).bindings
         guard dialect.insertReturnsKey else {
             try connection.statement(HistorySQL.insert).run(values)
             guard let token = connection.lastInsertedRowID else {
@@ -44,6 +44,13 @@ enum HistoryTable {
         defer { statement.reset() }
         guard try statement.step() else { return 0 }
         return statement.int64(at: 0)
+    }
+
+    /// The insert of one transaction's record, returning its token, for a backend to run as the
+    /// transaction's last statement (see ``SQLDialect/foldsHistoryIntoCommit``).
+    static func appendStatement(_ record: inout HistoryRecord, author: String?) -> SQL {
+        let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
+        return SQL(text: HistorySQL.insertReturningToken, bindings: values)
     }
 
     /// Moves a PostgreSQL history made when tokens came from an identity column to tokens that

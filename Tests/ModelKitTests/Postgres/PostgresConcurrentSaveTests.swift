@@ -94,6 +94,23 @@ struct PostgresConcurrentSaveTests {
         }
     }
 
+    @Test func anInsertIsThreeRoundTripsWithTheHistoryAndAnnouncementGoingWithTheCommit() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        context.insert(TodoItem(title: "one"))
+        try context.save()
+        #expect(statements.count == 3, "\(statements)")
+        #expect(statements.first == #"BEGIN; LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE"#)
+        #expect(statements.last?.hasPrefix("INSERT INTO _modelkit_history") == true)
+        #expect(statements.last?.hasSuffix("; COMMIT") == true)
+        let history = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(history.count == 1)
+        #expect(history.first?.changes.count == 1)
+    }
+
     @Test func aSaveTheServerEndsForADeadlockIsRunAgainAndWritesEverything() throws {
         let database = PostgresTestDatabase()
         let container = try database.container(for: TodoItem.self)
