@@ -44,9 +44,9 @@ actor RequestActor {
 
 /// Runs `concurrency` request loops against `container` from `start` until `end`; returns the
 /// requests done.
-func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload, rows: Int, concurrency: Int, process: Int, from start: Date, until end: Date) async throws -> Int {
+func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload, rows: Int, concurrency: Int, process: Int, run: Int, from start: Date, until end: Date) async throws -> Int {
     let done = Counter()
-    @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop) }
+    @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run) }
     try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
     switch mode {
     case .tasks, .actors:

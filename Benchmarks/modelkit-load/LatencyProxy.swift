@@ -60,16 +60,20 @@ final class LatencyProxy: @unchecked Sendable {
                 var on: Int32 = 1
                 setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             }
-            Thread.detachNewThread { self.forward(from: client, to: server) }
-            Thread.detachNewThread { self.forward(from: server, to: client) }
+            let pair = SocketPair(client, server)
+            Thread.detachNewThread { self.forward(from: client, to: server, pair) }
+            Thread.detachNewThread { self.forward(from: server, to: client, pair) }
         }
     }
 
-    private func forward(from source: Int32, to destination: Int32) {
+    private func forward(from source: Int32, to destination: Int32, _ pair: SocketPair) {
+        defer { pair.finishOneWay() }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let clock = ContinuousClock()
         while true {
+            // A child's exit interrupts blocking calls (SIGCHLD): those are tried again.
             let count = read(source, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             let due = clock.now + delay
             while clock.now < due {
@@ -78,7 +82,9 @@ final class LatencyProxy: @unchecked Sendable {
             }
             var sent = 0
             while sent < count {
-                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + sent, count - sent) }
+                // MSG_NOSIGNAL: a peer gone (an instance exited) ends this connection, not the process.
+                let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+                if written < 0, errno == EINTR { continue }
                 guard written > 0 else { break }
                 sent += written
             }
@@ -86,6 +92,27 @@ final class LatencyProxy: @unchecked Sendable {
         }
         shutdown(destination, Int32(SHUT_WR))
         shutdown(source, Int32(SHUT_RD))
+    }
+}
+/// A proxied connection's two sockets, closed when both directions are done (the process would
+/// otherwise run out of descriptors over a long run).
+private final class SocketPair: @unchecked Sendable {
+    // Sendable by its lock.
+    private let lock = NSLock()
+    private var open = 2
+    private let sockets: (Int32, Int32)
+
+    init(_ first: Int32, _ second: Int32) { sockets = (first, second) }
+
+    func finishOneWay() {
+        lock.lock()
+        open -= 1
+        let last = open == 0
+        lock.unlock()
+        if last {
+            close(sockets.0)
+            close(sockets.1)
+        }
     }
 }
 #endif

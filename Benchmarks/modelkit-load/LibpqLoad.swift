@@ -77,7 +77,7 @@ final class LibpqLoop {
 
 /// Runs `concurrency` libpq loops, each on its own thread and connection, from `start` until `end`; returns
 /// the requests done.
-func runLibpq(url: URL, workload: Workload, rows: Int, concurrency: Int, process: Int, from start: Date, until end: Date) throws -> Int {
+func runLibpq(url: URL, workload: Workload, rows: Int, concurrency: Int, process: Int, run: Int, from start: Date, until end: Date) throws -> Int {
     let done = Counter()
     let failure = Mutex<(any Error)?>(nil)
     let finished = DispatchGroup()
@@ -85,7 +85,7 @@ func runLibpq(url: URL, workload: Workload, rows: Int, concurrency: Int, process
         finished.enter()
         Thread.detachNewThread {
             defer { finished.leave() }
-            var requests = RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop)
+            var requests = RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run)
             do {
                 let connection = try LibpqLoop(url: url)
                 Thread.sleep(until: start)

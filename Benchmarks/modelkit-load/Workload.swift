@@ -44,11 +44,12 @@ struct RequestSource {
     private var random: UInt64
 
     /// - Parameters:
-    ///   - stream: distinct for every loop of every process of the run.
-    init(workload: Workload, rows: Int, stream: Int) {
+    ///   - stream: distinct for every loop of every process of a run.
+    ///   - run: distinct for every run on the same rows.
+    init(workload: Workload, rows: Int, stream: Int, run: Int) {
         self.workload = workload
         self.rows = rows
-        nextKey = rows + stream * 100_000_000
+        nextKey = rows + stream * 100_000_000 + run * 10_000_000
         random = UInt64(truncatingIfNeeded: stream) &* 0x9E37_79B9_7F4A_7C15 | 1
     }
 

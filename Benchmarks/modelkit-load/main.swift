@@ -24,7 +24,7 @@ struct Options {
     var rows = 10_000
     var modes: [EngineMode] = [.tasks, .actors]
     /// Set in a child: which side to run, on which schema, as which process, from when.
-    var child: (side: String, schema: String, process: Int, start: Date)?
+    var child: (side: String, schema: String, process: Int, run: Int, start: Date)?
     var url: URL?
 
     init(_ arguments: [String]) {
@@ -54,7 +54,8 @@ struct Options {
                 let side = value()
                 let schema = value()
                 let process = Int(number())
-                child = (side, schema, process, Date(timeIntervalSince1970: number()))
+                let run = Int(number())
+                child = (side, schema, process, run, Date(timeIntervalSince1970: number()))
             default: usage()
             }
         }
@@ -96,19 +97,19 @@ func runChild(_ options: Options, server: URL) async throws {
     if child.side == "libpq" {
         served = try runLibpq(
             url: libpqURL(server, schema: child.schema), workload: options.workload, rows: options.rows, concurrency: options.concurrency,
-            process: child.process, from: child.start, until: end)
+            process: child.process, run: child.run, from: child.start, until: end)
     } else {
         guard let mode = EngineMode(rawValue: child.side) else { usage() }
         let container = try container(server, schema: child.schema)
         served = try await runEngine(
             container, mode: mode, workload: options.workload, rows: options.rows, concurrency: options.concurrency, process: child.process,
-            from: child.start, until: end)
+            run: child.run, from: child.start, until: end)
     }
     print(served)
 }
 
 /// One run of one side: `processes` children at once; returns requests a second.
-func runSide(_ side: String, schema: String, options: Options, server: URL) throws -> Double {
+func runSide(_ side: String, schema: String, run: Int, options: Options, server: URL) throws -> Double {
     let start = Date().addingTimeInterval(1.5)  // time for every child to start and connect
     let children = try (0..<options.processes).map { process in
         let child = Process()
@@ -116,7 +117,7 @@ func runSide(_ side: String, schema: String, options: Options, server: URL) thro
         child.arguments = [
             "--workload", options.workload.rawValue, "--concurrency", String(options.concurrency), "--seconds", String(options.seconds),
             "--rows", String(options.rows), "--url", server.absoluteString,
-            "--child", side, schema, String(process), String(start.timeIntervalSince1970),
+            "--child", side, schema, String(process), String(run), String(start.timeIntervalSince1970),
         ]
         let output = Pipe()
         child.standardOutput = output
@@ -178,8 +179,10 @@ func main() async throws {
     defer { for schema in schemas.values { dropSchema(schema, at: server) } }
 
     var results: [String: [Double]] = [:]
-    for _ in 0..<options.runs {
-        for side in sides { results[side, default: []].append(try runSide(side, schema: schemas[side]!, options: options, server: target)) }
+    for run in 0..<options.runs {
+        for side in sides {
+            results[side, default: []].append(try runSide(side, schema: schemas[side]!, run: run, options: options, server: target))
+        }
     }
     print(
         "workload \(options.workload.rawValue), \(options.processes) process(es) x \(options.concurrency) concurrent requests, "
