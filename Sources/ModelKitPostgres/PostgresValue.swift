@@ -65,8 +65,20 @@ enum PostgresValue {
                 return Parameter(bytes: Array(doubleText(double).utf8))
             }
             if type == bytea { return Parameter(bytes: Array(data), isBinary: true) }
-            return Parameter(bytes: Array(("\\x" + data.map { String(format: "%02x", $0) }.joined()).utf8))
+            return Parameter(bytes: hexText(data))
         }
+    }
+
+    /// `data` in `bytea`'s hex text form, `\x0a1b…`.
+    static func hexText(_ data: Data) -> [UInt8] {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        text.reserveCapacity(2 + data.count * 2)
+        for byte in data {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return text
     }
 
     /// A double as PostgreSQL's `float8` input reads it back exactly.

@@ -29,24 +29,46 @@ struct StoreChange: Sendable {
 extension StoreChange {
     private static let payloadLimit = 7_900
 
+    /// The payload, written by hand: it is built on every commit, where `JSONSerialization`
+    /// cost a tenth of a small save's time. `"from"` comes first, so an instance can skip its own
+    /// announcements without parsing them.
     func announcement(from instance: String) -> String {
-        var object: [String: Any] = ["from": instance]
+        let all = "{\"from\":\(Self.jsonString(instance)),\"all\":true}"
         // Each key takes at least two bytes of JSON: past the limit, skip building the text.
-        if isExternal || keyCount * 2 > Self.payloadLimit {
-            object["all"] = true
-        } else {
-            object["i"] = inserted
-            object["u"] = updated
-            object["d"] = deleted
+        if isExternal || keyCount * 2 > Self.payloadLimit { return all }
+        var text = "{\"from\":\(Self.jsonString(instance))"
+        for (name, keys) in [("i", inserted), ("u", updated), ("d", deleted)] where !keys.isEmpty {
+            text += ",\"\(name)\":{"
+            var first = true
+            for (entity, rows) in keys {
+                text += (first ? "" : ",") + Self.jsonString(entity) + ":["
+                text += rows.map(String.init).joined(separator: ",") + "]"
+                first = false
+            }
+            text += "}"
         }
-        let text = (try? JSONSerialization.data(withJSONObject: object)).map { String(decoding: $0, as: UTF8.self) }
-        guard let text, text.utf8.count <= Self.payloadLimit else { return "{\"from\":\"\(instance)\",\"all\":true}" }
-        return text
+        text += "}"
+        return text.utf8.count <= Self.payloadLimit ? text : all
+    }
+
+    /// `string` as a JSON string literal.
+    private static func jsonString(_ string: String) -> String {
+        var quoted = "\""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case _ where scalar.value < 0x20: quoted += String(format: "\\u%04x", scalar.value)
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
     }
 
     /// The change another instance announced; nil for this instance's own announcements and for
     /// payloads that are not announcements.
     init?(announcement: String, ignoring instance: String) {
+        if announcement.hasPrefix("{\"from\":\(Self.jsonString(instance)),") { return nil }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(announcement.utf8))) as? [String: Any],
             let from = object["from"] as? String, from != instance
         else { return nil }
