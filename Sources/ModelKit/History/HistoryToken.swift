@@ -53,3 +53,9 @@ public struct DefaultHistoryToken: HistoryToken, CustomStringConvertible {
 extension DefaultHistoryToken: SQLBindable {
     var boundValue: SQLValue { .integer(value) }
 }
+
+/// An optional token (`after == nil || $0.token > after!`, as a reader with no token yet writes)
+/// compares as its transaction number, or NULL.
+extension Optional: SQLBindable where Wrapped: SQLBindable {
+    var boundValue: SQLValue { map(\.boundValue) ?? .null }
+}

@@ -86,6 +86,22 @@ private func describe(_ change: HistoryChange) -> String {
         #expect(next.count == 2)
     }
 
+    @Test(arguments: StoreKind.withPostgres) func anOptionalTokenInAPredicateReadsAllOrWhatFollowsIt(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let context = ModelContext(try store.container(for: Trip.self))
+        for name in ["a", "b"] {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+        }
+        func transactions(after token: DefaultHistoryToken?) throws -> [DefaultHistoryTransaction] {
+            try context.fetchHistory(Transactions(predicate: #Predicate { token == nil || $0.token > token! }))
+        }
+        let all = try transactions(after: nil)
+        #expect(all.count == 2)
+        #expect(try transactions(after: all[0].token).map(\.token) == [all[1].token])
+        #expect(try transactions(after: all[1].token).isEmpty)
+    }
+
     @Test func historyIsReadByASecondContainerOnTheSameFileAndAfterReopening() throws {
         let store = try TemporaryStore()
         var written: [DefaultHistoryTransaction] = []
