@@ -68,25 +68,13 @@ func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload
             try await group.waitForAll()
         }
     case .threads:
-        let failure = Mutex<(any Error)?>(nil)
-        let finished = DispatchGroup()
-        for loop in 0..<concurrency {
-            finished.enter()
-            Thread.detachNewThread {
-                defer { finished.leave() }
-                var requests = source(loop)
-                do {
-                    while Date() < end {
-                        try handle(requests.next(), in: ModelContext(container))
-                        done.count.add(1, ordering: .relaxed)
-                    }
-                } catch {
-                    failure.withLock { $0 = error }
-                }
+        try await onThreads(concurrency) { loop in
+            var requests = source(loop)
+            while Date() < end {
+                try handle(requests.next(), in: ModelContext(container))
+                done.count.add(1, ordering: .relaxed)
             }
         }
-        await withCheckedContinuation { resumed in finished.notify(queue: .global()) { resumed.resume() } }
-        if let error = failure.withLock({ $0 }) { throw error }
     }
     return done.count.load(ordering: .relaxed)
 }

@@ -75,32 +75,36 @@ final class LibpqLoop {
     }
 }
 
-/// Runs `concurrency` libpq loops, each on its own thread and connection, from `start` until `end`; returns
-/// the requests done.
-func runLibpq(url: URL, workload: Workload, rows: Int, concurrency: Int, process: Int, run: Int, from start: Date, until end: Date) throws -> Int {
+/// Runs `concurrency` libpq loops, each on its own thread and connection, from `start` until
+/// `end`; returns the requests done.
+func runLibpq(url: URL, workload: Workload, rows: Int, concurrency: Int, process: Int, run: Int, from start: Date, until end: Date) async throws -> Int {
     let done = Counter()
+    try await onThreads(concurrency) { loop in
+        var requests = RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run)
+        let connection = try LibpqLoop(url: url)
+        Thread.sleep(until: start)
+        while Date() < end {
+            try connection.serve(requests.next())
+            done.count.add(1, ordering: .relaxed)
+        }
+    }
+    return done.count.load(ordering: .relaxed)
+}
+
+/// Runs `body(loop)` for each of `count` loops, each on an OS thread of its own; returns when
+/// all have, throwing what one threw.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) async throws {
     let failure = Mutex<(any Error)?>(nil)
     let finished = DispatchGroup()
-    for loop in 0..<concurrency {
+    for loop in 0..<count {
         finished.enter()
         Thread.detachNewThread {
             defer { finished.leave() }
-            var requests = RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run)
-            do {
-                let connection = try LibpqLoop(url: url)
-                Thread.sleep(until: start)
-                while Date() < end {
-                    try connection.serve(requests.next())
-                    done.count.add(1, ordering: .relaxed)
-                }
-            } catch {
-                failure.withLock { $0 = error }
-            }
+            do { try body(loop) } catch { failure.withLock { $0 = error } }
         }
     }
-    finished.wait()
+    await withCheckedContinuation { resumed in finished.notify(queue: .global()) { resumed.resume() } }
     if let error = failure.withLock({ $0 }) { throw error }
-    return done.count.load(ordering: .relaxed)
 }
 
 /// Requests served, counted from many threads.

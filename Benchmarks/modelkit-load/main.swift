@@ -95,7 +95,7 @@ func runChild(_ options: Options, server: URL) async throws {
     let end = child.start.addingTimeInterval(options.seconds)
     let served: Int
     if child.side == "libpq" {
-        served = try runLibpq(
+        served = try await runLibpq(
             url: libpqURL(server, schema: child.schema), workload: options.workload, rows: options.rows, concurrency: options.concurrency,
             process: child.process, run: child.run, from: child.start, until: end)
     } else {
