@@ -137,6 +137,13 @@ extension ModelContext {
                         vanished.append(model)
                     }
                 }
+                let gone = Set(try writer.finishUpdates().map { RowKey(entity: $0.entity, rowID: $0.key) })
+                if !gone.isEmpty {
+                    vanished += changedModels.filter { model in
+                        guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { return false }
+                        return gone.contains(RowKey(entity: entity, rowID: rowID))
+                    }
+                }
                 try writeJoinTables(of: insertedModels + changedModels, with: writer)
                 for model in deletedModels {
                     if try !writer.delete(entity(for: type(of: model)), rowID: model._$modelKit.rowID!) { vanished.append(model) }

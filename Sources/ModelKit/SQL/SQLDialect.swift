@@ -79,6 +79,15 @@ package enum SQLDialect: Sendable {
     /// keys taken ahead (see ``InsertBatches``): where each statement is a round trip.
     var batchesInserts: Bool { self == .postgres }
 
+    /// The most values a multi-row statement binds (see ``InsertBatches``). PostgreSQL takes
+    /// 65,535, but libpq refuses a parameter description over 30,000 bytes (4 bytes a
+    /// parameter), which describing a prepared statement asks for.
+    var batchParameterLimit: Int { 7_000 }
+
+    /// Whether a save changing many rows writes them in `UPDATE … FROM (VALUES …)` statements of
+    /// many rows (see ``UpdateBatches``): where each statement is a round trip.
+    var batchesUpdates: Bool { self == .postgres }
+
     /// Whether an insert returns its row's key (`RETURNING "_pk"`) rather than the connection
     /// telling it afterwards.
     var insertReturnsKey: Bool { self == .postgres }

@@ -168,6 +168,19 @@ struct TableSQL: Sendable {
         return "CREATE \(unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(index) ON \(table) (\(columns))"
     }
 
+    /// An update of the given stored columns of `rows` rows in one statement, returning the keys
+    /// it found: bind each row's key, then its columns' values. The values are cast to their
+    /// columns' types, which a `VALUES` list does not know.
+    func update(columns indexes: [Int], rows: Int, _ dialect: SQLDialect) -> String {
+        let pk = Self.quotedPrimaryKey
+        let types = [dialect.valueType(.integer)] + indexes.map { dialect.valueType(properties[$0].codec!.affinity) }
+        let row = "(" + types.map { "CAST(? AS \($0))" }.joined(separator: ", ") + ")"
+        let names = ([pk] + indexes.map { columns[$0] }).joined(separator: ", ")
+        let assignments = indexes.map { "\(columns[$0]) = \"v\".\(columns[$0])" }.joined(separator: ", ")
+        return "UPDATE \(table) SET \(assignments) FROM (VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))) "
+            + "AS \"v\" (\(names)) WHERE \(table).\(pk) = \"v\".\(pk) RETURNING \(table).\(pk)"
+    }
+
     /// An update of the given stored columns of one row; the row's primary key is the last
     /// parameter.
     func update(columns indexes: [Int]) -> String {

@@ -9,10 +9,9 @@
 /// different entities can be held back together; ``flush(in:)`` writes them all before any
 /// other statement reads or changes their tables.
 struct InsertBatches {
-    /// The most rows in one statement, and the most bound values (PostgreSQL counts parameters
-    /// in 16 bits).
+    /// The most rows in one statement; fewer when the values would pass
+    /// ``SQLDialect/batchParameterLimit``.
     static let rowsPerStatement = 1000
-    static let parameterLimit = 65535
 
     private struct Batch {
         let entity: Schema.Entity
@@ -53,7 +52,7 @@ struct InsertBatches {
         batches[index].values.append(.integer(key))
         batches[index].values += row
         batches[index].rows += 1
-        if batches[index].rows == Self.rows(of: entity) { try write(&batches[index], in: connection) }
+        if batches[index].rows == Self.rows(of: entity, connection.dialect) { try write(&batches[index], in: connection) }
         return key
     }
 
@@ -63,8 +62,8 @@ struct InsertBatches {
     }
 
     /// Rows of `entity` one statement takes.
-    private static func rows(of entity: Schema.Entity) -> Int {
-        min(rowsPerStatement, parameterLimit / (entity.sql.storedColumns.count + 1))
+    private static func rows(of entity: Schema.Entity, _ dialect: SQLDialect) -> Int {
+        min(rowsPerStatement, dialect.batchParameterLimit / (entity.sql.storedColumns.count + 1))
     }
 
     private func write(_ batch: inout Batch, in connection: Connection) throws {

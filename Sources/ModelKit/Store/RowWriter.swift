@@ -16,6 +16,7 @@ struct RowWriter {
     private var inserts = InsertStatements()
     private var updates = UpdateStatements()
     private var batches = InsertBatches()
+    private var updateBatches = UpdateBatches()
     /// The rows written, for the store's history; nil when the store keeps none.
     var history: HistoryRecord?
     /// External files written: removed if the transaction fails.
@@ -157,10 +158,13 @@ struct RowWriter {
     // MARK: Updates
 
     /// Writes the `changed` columns of the row under `rowID`, and returns false if the row is
-    /// gone. Rows changed alike share one statement for the rest of the save.
+    /// gone. Rows changed alike share one statement for the rest of the save. Where the dialect
+    /// batches updates, the row is held back and true returned: ``finishUpdates()`` writes it
+    /// and tells whether it was found.
     mutating func update(_ entity: Schema.Entity, rowID: Int64, changed: ChangedColumns, values: Values) throws -> Bool {
         let connection = connection
-        let update = try updates.update(for: UpdateKey(entity: ObjectIdentifier(entity), columns: changed)) {
+        let key = UpdateKey(entity: ObjectIdentifier(entity), columns: changed)
+        let update = try updates.update(for: key) {
             let sorted = changed.sorted
             let columns = sorted.filter { entity.storedInTable[$0] }
             return UpdateStatements.Update(
@@ -171,14 +175,25 @@ struct RowWriter {
         // A change with no column of its own (a to-many) still conflicts with a vanished row.
         guard let statement = update.statement else { return try rowExists(rowID, of: entity) }
         let columns = update.columns
-        if !entity.externalColumns.isEmpty, columns.contains(where: entity.externalColumns.contains) {
-            try noteReplacedFiles(of: entity, row: rowID)
+        let replacesFiles = !entity.externalColumns.isEmpty && columns.contains(where: entity.externalColumns.contains)
+        if dialect.batchesUpdates, !replacesFiles {
+            var row: [SQLValue] = []
+            for column in columns { row.append(try storedValue(values(column), at: column, in: entity)) }
+            try updateBatches.hold(row, of: entity, columns: columns, key: rowID, as: key, in: connection)
+            return true
         }
+        if replacesFiles { try noteReplacedFiles(of: entity, row: rowID) }
         try statement.bind(count: columns.count + 1) { index in
             index < columns.count ? try storedValue(values(columns[index]), at: columns[index], in: entity) : .integer(rowID)
         }
         while try statement.step() {}
         return connection.changes == 1
+    }
+
+    /// Writes the updates held back; returns the keys of the rows that were gone. Call once the
+    /// save's updates are done, before any other statement.
+    mutating func finishUpdates() throws -> [(entity: Schema.Entity, key: Int64)] {
+        try updateBatches.flush(in: connection)
     }
 
     private func rowExists(_ rowID: Int64, of entity: Schema.Entity) throws -> Bool {
@@ -290,7 +305,7 @@ private struct InsertStatements {
 }
 
 /// Identifies the update statement for one entity and one set of changed columns.
-private struct UpdateKey: Hashable {
+struct UpdateKey: Hashable {
     let entity: ObjectIdentifier
     let columns: ChangedColumns
 }
