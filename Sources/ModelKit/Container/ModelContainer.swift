@@ -18,6 +18,8 @@ public final class ModelContainer: Sendable {
     public let configurations: Set<ModelConfiguration>
     /// The container's stores: one per configuration that holds models, in the order given.
     let stores: [Store]
+    /// The name of each store's configuration, in the order of ``stores``.
+    let storeConfigurationNames: [String]
     /// The index in ``stores`` of each entity's store; empty when there is one store.
     private let storeIndexes: [ObjectIdentifier: Int]
     private let main = Mutex<MainContextBox?>(nil)
@@ -67,6 +69,7 @@ public final class ModelContainer: Sendable {
                 }
                 return try Store(configuration: group.configuration as! ModelConfiguration, schema: storeSchema, migrationPlan: migrationPlan)
             }
+            storeConfigurationNames = placement.groups.map(\.configuration.name)
             storeIndexes = placement.groups.count == 1 ? [:] : placement.indexes
         } catch let error as ModelKitError {
             throw error.asContainerError
@@ -123,6 +126,7 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = []
         stores = [store]
+        storeConfigurationNames = []
         storeIndexes = [:]
     }
 

@@ -78,6 +78,29 @@ import Testing
         #expect(other.registeredModel(for: noteFromReading) as Note? == nil)
     }
 
+    @Test func storeIdentifiersAndConfigurationNamesMapToEachOther() throws {
+        let files = TwoFiles()
+        let container = try files.container()
+        let context = ModelContext(container)
+        let note = Note(text: "kept")
+        let reading = CachedReading(sensor: "t", value: 1)
+        context.insert(note)
+        context.insert(reading)
+        try context.save()
+
+        let notes = try #require(container.storeIdentifier(forConfigurationNamed: "Notes"))
+        let cache = try #require(container.storeIdentifier(forConfigurationNamed: "Cache"))
+        #expect(note.persistentModelID.storeIdentifier == notes)
+        #expect(reading.persistentModelID.storeIdentifier == cache)
+        #expect(container.configurationName(forStoreIdentifier: notes) == "Notes")
+        #expect(container.configurationName(forStoreIdentifier: cache) == "Cache")
+        let token = try #require(context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).first?.token)
+        #expect(container.configurationName(forStoreIdentifier: token.storeIdentifier) != nil)
+        #expect(container.storeIdentifier(forConfigurationNamed: "Elsewhere") == nil)
+        #expect(container.configurationName(forStoreIdentifier: "no such store") == nil)
+        #expect(try files.container().storeIdentifier(forConfigurationNamed: "Notes") == notes, "kept in the store")
+    }
+
     @Test func anotherContextMergesWhatEachStoreCommitted() throws {
         let files = TwoFiles()
         let container = try files.container()
