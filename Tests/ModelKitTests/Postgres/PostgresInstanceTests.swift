@@ -36,6 +36,30 @@ struct PostgresInstanceTests {
         #expect(held.title == "final")
     }
 
+    @Test func rapidSavesOfOneInstanceAllReachTheModelsAnotherInstanceHolds() throws {
+        let database = PostgresTestDatabase()
+        let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)
+        let second = try database.container(for: TodoItem.self, Trip.self, instance: 2)
+        let writer = ModelContext(first)
+        let item = TodoItem(title: "counted")
+        writer.insert(item)
+        try writer.save()
+        let reader = ModelContext(second)
+        let held = try #require(reader.model(for: item.persistentModelID) as? TodoItem)
+
+        // A hundred saves in a row: the last one heard leaves the held model at the last value.
+        for count in 1...100 {
+            item.priority = count
+            try writer.save()
+        }
+        let deadline = Date().addingTimeInterval(2)
+        while held.priority != 100, Date() < deadline {
+            _ = try reader.fetchCount(FetchDescriptor<Trip>())  // any read merges what was heard
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(held.priority == 100)
+    }
+
     @Test func savingARowAnotherInstanceDeletedIsAConflictAndWritesNothing() throws {
         let database = PostgresTestDatabase()
         let first = try database.container(for: TodoItem.self, instance: 1)
