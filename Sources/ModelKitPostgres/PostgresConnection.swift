@@ -89,10 +89,6 @@ final class PostgresConnection: DatabaseConnection {
     func commit() throws {
         let announced = announcements
         announcements = []
-        guard PQstatus(connection) == CONNECTION_OK else {
-            throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
-        }
-        guard !announced.isEmpty else { return try run("COMMIT") }
         _ = try send([], then: ["COMMIT"] + announced)
     }
 
@@ -146,26 +142,12 @@ final class PostgresConnection: DatabaseConnection {
 
     /// `sql` with each `?` outside quotes replaced by its value as a literal.
     private func inlined(_ sql: String, _ values: [SQLValue]) throws -> String {
-        var output = ""
-        var quote: Character?
-        var next = 0
-        for character in sql {
-            if let open = quote {
-                if character == open { quote = nil }
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else if character == "?" {
-                guard next < values.count else { break }
-                output += try literal(values[next])
-                next += 1
-                continue
-            }
-            output.append(character)
+        let literals = try values.map(literal)
+        let (text, count) = SQLDialect.replacingParameters(of: sql) { index in index < literals.count ? literals[index] : "?" }
+        guard count == values.count else {
+            throw PostgresError(kind: .statementFailed, message: "\(values.count) values for \(count) parameters", sql: sql)
         }
-        guard next == values.count else {
-            throw PostgresError(kind: .statementFailed, message: "\(values.count) values for \(next) parameters", sql: sql)
-        }
-        return output
+        return text
     }
 
     /// `value` as a SQL literal PostgreSQL converts to the column's type.

@@ -16,10 +16,17 @@ package enum SQLDialect: Sendable {
     /// there are. SQLite reads `?` as it is; PostgreSQL numbers them `$1`, `$2`, … in order.
     /// A `?` inside a quoted string or identifier is text, not a parameter.
     func spellingParameters(of sql: String) -> (text: String, count: Int) {
+        Self.replacingParameters(of: sql, with: self == .sqlite ? nil : { "$\($0 + 1)" })
+    }
+
+    /// `sql` with its `?` parameters (not those inside a quoted string or identifier) replaced by
+    /// `replacement(i)` for the `i`th (from 0), and how many there are. Without a replacement,
+    /// `sql` stays as it is and only the count is made.
+    package static func replacingParameters(of sql: String, with replacement: ((Int) -> String)?) -> (text: String, count: Int) {
         // Quotes and `?` are ASCII, and no byte of a multi-byte UTF-8 character is, so the scan
-        // reads bytes. SQLite's text stays as it is: only the count is made.
+        // reads bytes.
         var output: [UInt8] = []
-        if self != .sqlite { output.reserveCapacity(sql.utf8.count + 16) }
+        if replacement != nil { output.reserveCapacity(sql.utf8.count + 16) }
         var count = 0
         var quote: UInt8?
         for byte in sql.utf8 {
@@ -28,13 +35,13 @@ package enum SQLDialect: Sendable {
             } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
                 quote = byte
             } else if byte == UInt8(ascii: "?") {
+                if let replacement { output += replacement(count).utf8 }
                 count += 1
-                if self != .sqlite { output += "$\(count)".utf8 }
                 continue
             }
-            if self != .sqlite { output.append(byte) }
+            if replacement != nil { output.append(byte) }
         }
-        return (self == .sqlite ? sql : String(decoding: output, as: UTF8.self), count)
+        return (replacement == nil ? sql : String(decoding: output, as: UTF8.self), count)
     }
 
     // MARK: Tables
@@ -79,10 +86,13 @@ package enum SQLDialect: Sendable {
     /// keys taken ahead (see ``InsertBatches``): where each statement is a round trip.
     var batchesInserts: Bool { self == .postgres }
 
-    /// The most values a multi-row statement binds (see ``InsertBatches``). PostgreSQL takes
-    /// 65,535, but libpq refuses a parameter description over 30,000 bytes (4 bytes a
-    /// parameter), which describing a prepared statement asks for.
-    var batchParameterLimit: Int { 7_000 }
+    /// How many rows of `columns` values one multi-row statement takes (``InsertBatches``,
+    /// ``UpdateBatches``): up to 1,000, binding at most 7,000 values. PostgreSQL takes 65,535,
+    /// but libpq refuses a parameter description over 30,000 bytes (4 bytes a parameter), which
+    /// describing a prepared statement asks for.
+    func rowsPerBatch(columns: Int) -> Int {
+        min(1_000, 7_000 / columns)
+    }
 
     /// Whether a save changing many rows writes them in `UPDATE … FROM (VALUES …)` statements of
     /// many rows (see ``UpdateBatches``): where each statement is a round trip.

@@ -108,9 +108,9 @@ struct TableSQL: Sendable {
 
     /// ``insertWithKey`` for `rows` rows in one statement.
     func insertWithKey(rows: Int) -> String {
+        let names = ([Self.quotedPrimaryKey] + storedColumns.map { columns[$0] }).joined(separator: ", ")
         let row = "(\(SQL.placeholders(storedColumns.count + 1)))"
-        let head = insertWithKey.prefix(upTo: insertWithKey.range(of: " VALUES ")!.upperBound)
-        return head + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "INSERT INTO \(table) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// Deletes every row of `table` (quoted).

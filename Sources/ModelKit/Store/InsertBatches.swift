@@ -1,7 +1,7 @@
 /// A save's inserts of many rows, written as multi-row `INSERT`s where a round trip per row is
 /// what an insert costs (PostgreSQL): the rows' keys come from the table's key sequence in one
 /// round trip (``TableSQL/reserveKeys(for:)``), each row's values are kept, and up to
-/// ``rowsPerStatement`` rows go in one statement. 100,000 rows take about a hundred round trips
+/// ``SQLDialect/rowsPerBatch(columns:)`` rows go in one statement. 100,000 rows take about a hundred round trips
 /// instead of 100,000.
 ///
 /// Only entities without unique constraints are batched: a conflict must update the stored row,
@@ -9,10 +9,6 @@
 /// different entities can be held back together; ``flush(in:)`` writes them all before any
 /// other statement reads or changes their tables.
 struct InsertBatches {
-    /// The most rows in one statement; fewer when the values would pass
-    /// ``SQLDialect/batchParameterLimit``.
-    static let rowsPerStatement = 1000
-
     private struct Batch {
         let entity: Schema.Entity
         /// Reserved keys not yet used, last first.
@@ -52,18 +48,13 @@ struct InsertBatches {
         batches[index].values.append(.integer(key))
         batches[index].values += row
         batches[index].rows += 1
-        if batches[index].rows == Self.rows(of: entity, connection.dialect) { try write(&batches[index], in: connection) }
+        if batches[index].rows == connection.dialect.rowsPerBatch(columns: entity.sql.storedColumns.count + 1) { try write(&batches[index], in: connection) }
         return key
     }
 
     /// Writes every row held back.
     mutating func flush(in connection: Connection) throws {
         for index in batches.indices where batches[index].rows > 0 { try write(&batches[index], in: connection) }
-    }
-
-    /// Rows of `entity` one statement takes.
-    private static func rows(of entity: Schema.Entity, _ dialect: SQLDialect) -> Int {
-        min(rowsPerStatement, dialect.batchParameterLimit / (entity.sql.storedColumns.count + 1))
     }
 
     private func write(_ batch: inout Batch, in connection: Connection) throws {

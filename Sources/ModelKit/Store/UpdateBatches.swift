@@ -1,16 +1,12 @@
 /// A save's updates, written as `UPDATE … FROM (VALUES …)` statements of many rows where a round
 /// trip per row is what an update costs (PostgreSQL, ``SQLDialect/batchesUpdates``): rows of one
-/// entity with the same changed columns are held back and written up to ``rowsPerStatement`` at a
-/// time; the statement returns the keys it found, so a row another instance deleted is still a
+/// entity with the same changed columns are held back and written up to
+/// ``SQLDialect/rowsPerBatch(columns:)`` at a time; the statement returns the keys it found, so a row another instance deleted is still a
 /// conflict. A lone row goes as the plain one-row update.
 ///
 /// Updates change rows that exist, so nothing the save writes later depends on their order;
 /// ``flush(in:)`` writes them all before the save's other statements.
 struct UpdateBatches {
-    /// The most rows in one statement; fewer when the values would pass
-    /// ``SQLDialect/batchParameterLimit``.
-    static let rowsPerStatement = 1000
-
     private struct Batch {
         let entity: Schema.Entity
         /// The stored columns written, in order.
@@ -29,7 +25,7 @@ struct UpdateBatches {
         batches[updateKey, default: Batch(entity: entity, columns: columns)].keys.append(key)
         batches[updateKey]!.values.append(.integer(key))
         batches[updateKey]!.values += row
-        if batches[updateKey]!.keys.count == Self.rows(of: columns, connection.dialect) { missing += try Self.write(&batches[updateKey]!, in: connection) }
+        if batches[updateKey]!.keys.count == connection.dialect.rowsPerBatch(columns: columns.count + 1) { missing += try Self.write(&batches[updateKey]!, in: connection) }
     }
 
     /// Writes every row held back; returns the rows that were not found (deleted meanwhile).
@@ -37,10 +33,6 @@ struct UpdateBatches {
         for key in batches.keys where !batches[key]!.keys.isEmpty { missing += try Self.write(&batches[key]!, in: connection) }
         defer { missing = [] }
         return missing
-    }
-
-    private static func rows(of columns: [Int], _ dialect: SQLDialect) -> Int {
-        min(rowsPerStatement, dialect.batchParameterLimit / (columns.count + 1))
     }
 
     /// Writes the rows held in `batch` and empties it; returns the rows not found.

@@ -32,6 +32,19 @@ import Testing
         }
     }
 
+    @Test func postgresWritesManyRowsInOneStatement() {
+        let sql = entity("Book").sql
+        #expect(sql.reserveKeys(for: .sqlite) == nil)
+        #expect(sql.reserveKeys(for: .postgres) == #"SELECT nextval(pg_get_serial_sequence('"Book"', '_pk')) FROM generate_series(1, ?)"#)
+        #expect(sql.insertWithKey(rows: 2) == #"INSERT INTO "Book" ("_pk", "title", "shelf") VALUES (?, ?, ?), (?, ?, ?)"#)
+        #expect(
+            sql.update(columns: [0], rows: 2, .postgres)
+                == #"UPDATE "Book" SET "title" = "v"."title" FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT)), (CAST(? AS BIGINT), CAST(? AS TEXT))) "#
+                + #"AS "v" ("_pk", "title") WHERE "Book"."_pk" = "v"."_pk" RETURNING "Book"."_pk""#)
+        #expect(SQLDialect.postgres.rowsPerBatch(columns: 3) == 1_000)
+        #expect(SQLDialect.postgres.rowsPerBatch(columns: 36) == 194, "at most 7,000 values: libpq's parameter description limit")
+    }
+
     @Test func rowsAreReadAndWrittenByPrimaryKey() {
         let sql = entity("Account").sql
         #expect(sql.select == #"SELECT "_pk", "code", "balance" FROM "Account""#)
