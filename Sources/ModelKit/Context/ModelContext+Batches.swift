@@ -87,7 +87,7 @@ extension ModelContext {
     /// memory as they are. A row not loaded (gone since the keys were read) reads as
     /// ``model(for:)`` reads it, an unsaved stand-in, when `keepingGoneRows`, and is left out
     /// otherwise.
-    private func models<T: PersistentModel>(
+    func models<T: PersistentModel>(
         in range: Range<Int>, of results: UnloadedResults<T>, loaded: [Int64: T], entity: Schema.Entity, keepingGoneRows: Bool
     ) -> [T] {
         var models: [T] = []
@@ -109,7 +109,7 @@ extension ModelContext {
     /// The rows under `keys`: a range of keys when they are one, in order (as the rows of a fetch
     /// in key order are), which SQLite reads straight through; otherwise the keys bound as one
     /// JSON array, so that no batch size meets the database's limit on parameters.
-    private func batchSelect(of entity: Schema.Entity, keys: [Int64]) -> SQL {
+    func batchSelect(of entity: Schema.Entity, keys: [Int64]) -> SQL {
         if let first = keys.first, let last = keys.last, case let span = last.subtractingReportingOverflow(first),
             !span.overflow, span.partialValue == keys.count - 1, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 })
         {

@@ -220,7 +220,7 @@ extension ModelContext {
     }
 
     /// Whether unsaved changes affect what the descriptor describes.
-    private func seesPendingChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) -> Bool {
+    func seesPendingChanges<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) -> Bool {
         descriptor.includePendingChanges && hasPendingChanges(of: T.self)
     }
 

@@ -109,6 +109,15 @@ struct FetchPlan {
         return filtered(select, leavingOut: keys)
     }
 
+    /// The primary keys of the rows under `keys` that the predicate matches, unordered: which
+    /// rows a commit changed are results now.
+    func selectKeys(among keys: [Int64]) -> SQL {
+        var sql = filtered("SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.table)")
+        sql.text += (condition == nil ? " WHERE " : " AND ") + dialect.isAmongBoundKeys(TableSQL.quotedPrimaryKey).text
+        sql.bindings.append(.keyArray(keys))
+        return sql
+    }
+
     /// `select` with the predicate's condition, if any, and, unless `keys` is empty, one leaving
     /// out the rows under them (bound as one JSON array, however many there are).
     private func filtered(_ select: String, leavingOut keys: [Int64] = []) -> SQL {

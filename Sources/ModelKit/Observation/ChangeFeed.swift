@@ -1,0 +1,59 @@
+import Synchronization
+
+/// What an observer hears of a container's commits: every commit to its stores, by any context
+/// of the process, by other processes on a SQLite file (checked every quarter second while the
+/// feed lives) and by other instances on a PostgreSQL database.
+///
+/// `onChange` runs on the committing thread, after the change is kept: it should only schedule
+/// work, which then ``drain()``s the feed. The feed stops when released.
+final class ChangeFeed: Sendable {
+    private let subscriptions: [(access: StoreAccess, inbox: ChangeInbox)]
+
+    init(container: ModelContainer, onChange: @escaping @Sendable () -> Void) {
+        subscriptions = container.stores.map { store in
+            let inbox = ChangeInbox(onChange: onChange)
+            store.access.subscribe(inbox)
+            store.access.startWatching()
+            return (store.access, inbox)
+        }
+    }
+
+    /// Takes every change waiting, oldest first.
+    func drain() -> [StoreChange] {
+        subscriptions.flatMap { $0.inbox.drain() }
+    }
+
+    deinit {
+        for (access, inbox) in subscriptions {
+            access.unsubscribe(inbox)
+            access.stopWatching()
+        }
+    }
+}
+
+/// Runs an observer's work on the actor it was made on, once however many changes arrive
+/// meanwhile.
+final class RefreshScheduler: Sendable {
+    private let isolation: any Actor
+    private let scheduled = Atomic<Bool>(false)
+
+    init(isolation: any Actor) {
+        self.isolation = isolation
+    }
+
+    /// Schedules `work` unless it is scheduled and has not started yet.
+    func schedule(_ work: @escaping @Sendable (isolated any Actor) -> Void) {
+        guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let isolation = isolation
+        Task {
+            await Self.run(work, on: isolation, clearing: self)
+        }
+    }
+
+    private static func run(
+        _ work: @Sendable (isolated any Actor) -> Void, on isolation: isolated any Actor, clearing scheduler: RefreshScheduler
+    ) {
+        scheduler.scheduled.store(false, ordering: .releasing)
+        work(isolation)
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import Observation
+import Synchronization
+
+/// Fetched results that stay current: the models a fetch descriptor describes, fetched again as
+/// saves change them, in this context, in other contexts of the container, in other processes
+/// on the same SQLite file, and in other instances on the same PostgreSQL database.
+///
+/// The observer is `Observable`: read ``results`` (or ``sections``) inside
+/// `withObservationTracking`, or from SwiftUI, and you hear of each save that changes them.
+/// Saves of model types the results do not depend on are not looked at.
+///
+/// ```swift
+/// @MainActor @Observable final class TripsViewModel {
+///     let observer: ResultsObserver<Trip, Never>
+///     init(context: ModelContext) throws {
+///         observer = try ResultsObserver(sortBy: [SortDescriptor(\.startDate)], modelContext: context)
+///     }
+///     var upcoming: [Trip] { observer.results.filter { $0.startDate > .now } }
+/// }
+/// ```
+///
+/// Use `Never` as `SectionTitle` for flat results, or `String` with a `sectionBy` key path for
+/// ``sections``.
+///
+/// An observer made on an actor (the main actor, a model actor) fetches again on that actor,
+/// soon after each relevant save; the models are its context's, used there. Made outside any
+/// actor, it cannot fetch on its own: it reports a relevant save at once, and fetches again when
+/// ``results`` is next read.
+///
+/// What a save costs the observer: nothing for unrelated model types. For unsorted, unpaged
+/// results, one query over the saved rows' keys tells which are results now. Otherwise the
+/// result's keys are read again, in one query, and only rows not in memory are loaded.
+public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hashable>: Observable {
+    /// The context the observer fetches from, and whose saves (and whose container's) it follows.
+    public let modelContext: ModelContext
+    /// The key path whose value groups the results into ``sections``; nil for flat results.
+    public let sectionBy: PartialKeyPath<Element>?
+
+    private let sectionTitle: ((Element) -> SectionTitle)?
+    private let sectionSort: SortDescriptor<Element>?
+    private let registrar = ObservationRegistrar()
+    private var descriptor: FetchDescriptor<Element>
+    private var models: [Element] = []
+    private var collection = FetchResultsCollection<Element>(ResultBatches([]))
+    private var grouped: SectionedResults<Element, SectionTitle>?
+    private let entity: Schema.Entity
+    private let signal: ObserverSignal
+    private var feed: ChangeFeed?
+
+    init(
+        descriptor: FetchDescriptor<Element>, sectionBy: PartialKeyPath<Element>?, sectionSort: SortDescriptor<Element>?,
+        sectionTitle: ((Element) -> SectionTitle)?, modelContext: ModelContext, isolation: (any Actor)?
+    ) throws {
+        self.modelContext = modelContext
+        self.sectionBy = sectionBy
+        self.sectionSort = sectionSort
+        self.sectionTitle = sectionTitle
+        var descriptor = descriptor
+        if let sectionSort { descriptor.sortBy.insert(sectionSort, at: 0) }
+        self.descriptor = descriptor
+        entity = try modelContext.entity(for: Element.self)
+        signal = ObserverSignal(isolation: isolation)
+        signal.dependencies.withLock { $0 = Self.dependencies(of: entity, descriptor: descriptor) }
+        try show(modelContext.observedResults(descriptor), notifying: false)
+        let signal = signal
+        signal.refresh = { [weak self] changes in self?.refresh(with: changes) }
+        signal.announce = { [weak self] in
+            guard let self else { return }
+            registrar.withMutation(of: self, keyPath: \.results) {
+                registrar.withMutation(of: self, keyPath: \.sections) {}
+            }
+        }
+        let feed = ChangeFeed(container: modelContext.container) { signal.changeArrived() }
+        signal.feed = feed
+        self.feed = feed
+    }
+
+    // MARK: Reading
+
+    /// The current results: the models the fetch descriptor describes, as of the last save the
+    /// observer heard of.
+    public var results: FetchResultsCollection<Element> {
+        get {
+            registrar.access(self, keyPath: \.results)
+            applyWaitingChanges()
+            return collection
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: \.results) {
+                models = Array(newValue)
+                collection = newValue
+            }
+        }
+    }
+
+    /// The results grouped by ``sectionBy``, sections in the order their titles first appear;
+    /// nil when the observer has no section key path (`SectionTitle == Never`).
+    ///
+    /// The section key path is the first sort descriptor, so each section's results are
+    /// contiguous. With an optional `String` key path, results whose value is nil are in the
+    /// section titled `""`.
+    public var sections: SectionedResults<Element, SectionTitle>? {
+        get {
+            registrar.access(self, keyPath: \.sections)
+            applyWaitingChanges()
+            return grouped
+        }
+        set {
+            registrar.withMutation(of: self, keyPath: \.sections) { grouped = newValue }
+        }
+    }
+
+    /// What the observer fetches: the predicate, sort (the section key path first), and other
+    /// options. Change it through ``filterBy`` and ``sortBy``.
+    public var fetchDescriptor: FetchDescriptor<Element> {
+        registrar.access(self, keyPath: \.fetchDescriptor)
+        return descriptor
+    }
+
+    /// The predicate results match. Setting it fetches again.
+    public var filterBy: Predicate<Element>? {
+        get { fetchDescriptor.predicate }
+        set {
+            var descriptor = descriptor
+            descriptor.predicate = newValue
+            replace(descriptor)
+        }
+    }
+
+    /// The sort descriptors the results are ordered by, the section key path's first when there
+    /// is one. Setting them fetches again; the section key path stays first.
+    public var sortBy: [SortDescriptor<Element>] {
+        get { fetchDescriptor.sortBy }
+        set {
+            var descriptor = descriptor
+            descriptor.sortBy = newValue
+            if let sectionSort, newValue.first != sectionSort { descriptor.sortBy.insert(sectionSort, at: 0) }
+            replace(descriptor)
+        }
+    }
+
+    // MARK: Following saves
+
+    /// Called on the observer's actor after relevant saves, or on a read after them.
+    func refresh(with changes: [StoreChange]) {
+        guard !changes.isEmpty else { return }
+        do {
+            if let spliced = try splice(changes) {
+                if spliced.changed { try show(spliced.models, notifying: true) }
+                return
+            }
+            let fresh = try modelContext.observedResults(descriptor)
+            if changes.contains(where: \.isExternal) || !Self.identical(fresh, models) || touches(changes, fresh) {
+                try show(fresh, notifying: true)
+            }
+        } catch {
+            ModelKitDebugLog.error("a ResultsObserver of \(Element.self) could not fetch after a save: \(error)")
+        }
+    }
+
+    /// Applies what arrived since the last read, for an observer without an actor.
+    private func applyWaitingChanges() {
+        guard !signal.hasIsolation, signal.hasWaitingChanges else { return }
+        refresh(with: signal.takeWaitingChanges())
+    }
+
+    private func replace(_ descriptor: FetchDescriptor<Element>) {
+        registrar.withMutation(of: self, keyPath: \.fetchDescriptor) { self.descriptor = descriptor }
+        signal.dependencies.withLock { $0 = Self.dependencies(of: entity, descriptor: descriptor) }
+        do {
+            try show(modelContext.observedResults(descriptor), notifying: true)
+        } catch {
+            ModelKitDebugLog.error("a ResultsObserver of \(Element.self) could not fetch with its new descriptor: \(error)")
+        }
+    }
+
+    private func show(_ fresh: [Element], notifying: Bool) throws {
+        let update = {
+            self.models = fresh
+            self.collection = FetchResultsCollection(ResultBatches(fresh))
+            if let sectionTitle = self.sectionTitle { self.grouped = SectionedResults(fresh, title: sectionTitle) }
+        }
+        guard notifying else { return update() }
+        registrar.withMutation(of: self, keyPath: \.results) {
+            registrar.withMutation(of: self, keyPath: \.sections, update)
+        }
+    }
+
+    /// The results after `changes`, found without reading the others, when the results are in
+    /// key order and unpaged, and the changes name their rows: which saved rows match now is one
+    /// query over their keys. Nil when the results must be read again.
+    private func splice(_ changes: [StoreChange]) throws -> (models: [Element], changed: Bool)? {
+        guard descriptor.sortBy.isEmpty, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
+            !changes.contains(where: \.isExternal), models.allSatisfy({ $0._$modelKit.rowID != nil })
+        else { return nil }
+        let dependencies = signal.dependencies.withLock { $0 }
+        var saved = Set<Int64>()
+        var deleted = Set<Int64>()
+        for change in changes {
+            for (name, keys) in change.inserted.merging(change.updated, uniquingKeysWith: +) where dependencies.contains(name) {
+                guard name == entity.name else { return nil }
+                saved.formUnion(keys)
+            }
+            for (name, keys) in change.deleted where dependencies.contains(name) {
+                guard name == entity.name else { return nil }
+                deleted.formUnion(keys)
+            }
+        }
+        guard let matching = try modelContext.storedMatches(of: descriptor, among: Array(saved)) else { return nil }
+        var changed = false
+        var kept: [Element] = []
+        kept.reserveCapacity(models.count + matching.count)
+        var present = Set<Int64>()
+        for model in models {
+            let key = model._$modelKit.rowID!
+            if deleted.contains(key) || (saved.contains(key) && !matching.contains(key)) {
+                changed = true
+            } else {
+                changed = changed || saved.contains(key)
+                kept.append(model)
+                present.insert(key)
+            }
+        }
+        let arriving = matching.subtracting(present).sorted()
+        guard !arriving.isEmpty else { return (kept, changed) }
+        let loaded = try modelContext.models(of: Element.self, keyed: arriving, entity: entity)
+        let newcomers = arriving.compactMap { loaded[$0] }
+        return (Self.mergedByKey(kept, newcomers), true)
+    }
+
+    /// Two lists in key order as one.
+    private static func mergedByKey(_ lhs: [Element], _ rhs: [Element]) -> [Element] {
+        var merged: [Element] = []
+        merged.reserveCapacity(lhs.count + rhs.count)
+        var (i, j) = (0, 0)
+        while i < lhs.count, j < rhs.count {
+            if lhs[i]._$modelKit.rowID! < rhs[j]._$modelKit.rowID! {
+                merged.append(lhs[i]); i += 1
+            } else {
+                merged.append(rhs[j]); j += 1
+            }
+        }
+        merged += lhs[i...]
+        merged += rhs[j...]
+        return merged
+    }
+
+    private static func identical(_ lhs: [Element], _ rhs: [Element]) -> Bool {
+        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0 === $1 }
+    }
+
+    /// Whether `changes` saved or deleted a row among the results, before or after.
+    private func touches(_ changes: [StoreChange], _ fresh: [Element]) -> Bool {
+        var keys = Set<Int64>()
+        for change in changes {
+            for list in [change.inserted, change.updated, change.deleted] { keys.formUnion(list[entity.name] ?? []) }
+        }
+        guard !keys.isEmpty else { return false }
+        return (models + fresh).contains { $0._$modelKit.rowID.map(keys.contains) ?? false }
+    }
+
+    /// The entities whose saves can change the results: the element's, and when a predicate or
+    /// sort may follow relationships, every entity reachable through them.
+    private static func dependencies(of entity: Schema.Entity, descriptor: FetchDescriptor<Element>) -> Set<String> {
+        var names: Set<String> = [entity.name]
+        guard descriptor.predicate != nil || !descriptor.sortBy.isEmpty else { return names }
+        var queue = [entity]
+        while let next = queue.popLast() {
+            for relationship in next.orderedRelationships where names.insert(relationship.target.name).inserted {
+                queue.append(relationship.target)
+            }
+        }
+        return names
+    }
+}
+
+/// The part of an observer that commits reach, on the committing thread: the entities the
+/// results depend on, and either the actor to fetch again on or the changes waiting for the next
+/// read. The observer sets the closures once, before its feed starts, and they hold it weakly.
+final class ObserverSignal: @unchecked Sendable {
+    let dependencies = Mutex<Set<String>>([])
+    private let scheduler: RefreshScheduler?
+    private let waiting = Mutex<[StoreChange]>([])
+    private let hasWaiting = Atomic<Bool>(false)
+    /// The observer's feed; the observer keeps it.
+    weak var feed: ChangeFeed?
+    /// Fetches again after `changes`; called on the observer's actor.
+    var refresh: (([StoreChange]) -> Void)?
+    /// Tells the observer's observers that the results changed; called on any thread.
+    var announce: (() -> Void)?
+
+    init(isolation: (any Actor)?) {
+        scheduler = isolation.map(RefreshScheduler.init)
+    }
+
+    var hasIsolation: Bool { scheduler != nil }
+    var hasWaitingChanges: Bool { hasWaiting.load(ordering: .acquiring) }
+
+    func takeWaitingChanges() -> [StoreChange] {
+        waiting.withLock { waiting in
+            hasWaiting.store(false, ordering: .releasing)
+            defer { waiting = [] }
+            return waiting
+        }
+    }
+
+    /// Called by the feed after a commit.
+    func changeArrived() {
+        if let scheduler {
+            scheduler.schedule { [self] _ in
+                let changes = relevant(feed?.drain() ?? [])
+                if !changes.isEmpty { refresh?(changes) }
+            }
+        } else {
+            let changes = relevant(feed?.drain() ?? [])
+            guard !changes.isEmpty else { return }
+            waiting.withLock { waiting in
+                waiting += changes
+                hasWaiting.store(true, ordering: .releasing)
+            }
+            announce?()
+        }
+    }
+
+    /// The changes that name an entity the results depend on, or whose rows are unknown.
+    private func relevant(_ changes: [StoreChange]) -> [StoreChange] {
+        let dependencies = dependencies.withLock { $0 }
+        return changes.filter { change in
+            change.isExternal
+                || [change.inserted, change.updated, change.deleted].contains { $0.keys.contains(where: dependencies.contains) }
+        }
+    }
+}
