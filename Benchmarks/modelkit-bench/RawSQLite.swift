@@ -135,6 +135,21 @@ final class RawStore: RawSQLiteDatabase {
         rows(prepare(#"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem""#))
     }
 
+    /// Every row, ordered by value or by key.
+    func fetchAll(sortedByValue: Bool) -> [RawItem] {
+        let order = sortedByValue ? #""value""# : #""_pk""#
+        return rows(prepare(#"SELECT "_pk", "key", "name", "value", "flag" FROM "BenchItem" ORDER BY "# + order))
+    }
+
+    /// Renames the row under `pk`, in a transaction of its own.
+    func rename(pk: Int64, to name: String) {
+        let statement = prepare(#"UPDATE "BenchItem" SET "name" = ? WHERE "_pk" = ?"#)
+        sqlite3_bind_text(statement, 1, name, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        sqlite3_bind_int64(statement, 2, pk)
+        guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(message) }
+        sqlite3_finalize(statement)
+    }
+
     func fetch(key: Int) -> [RawItem] {
         let statement = pointStatement
         sqlite3_bind_int64(statement, 1, Int64(key))

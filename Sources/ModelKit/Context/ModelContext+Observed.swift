@@ -1,20 +1,10 @@
 extension ModelContext {
-    /// The results of `descriptor` as ``fetch(_:)`` returns them, for an observer that holds the
-    /// previous ones: the keys are read first (no rows when SQL answers alone), and only the rows
-    /// of models the context does not hold yet are loaded. Registered models are current, since
-    /// planning the fetch merges what others committed.
-    func observedResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+    /// The results of `descriptor` as keys, for an observer that compares them with the ones it
+    /// holds before loading anything: what ``fetch(_:batchSize:)`` reads first. Nil when the
+    /// fetch needs the models (see ``unloadedResults(_:plan:)``).
+    func observedKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> (UnloadedResults<T>, Schema.Entity)? {
         let plan = try plan(for: descriptor)
-        guard let results = try unloadedResults(descriptor, plan: plan) else { return try fetch(descriptor) }
-        var keys: [Int64] = []
-        keys.reserveCapacity(results.count)
-        results.forEach(in: 0..<results.count) { key, _ in if let key { keys.append(key) } }
-        let loaded = try models(of: T.self, keyed: keys, entity: plan.entity)
-        let models = models(in: 0..<results.count, of: results, loaded: loaded, entity: plan.entity, keepingGoneRows: false)
-        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
-            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models)
-        }
-        return models
+        return try unloadedResults(descriptor, plan: plan).map { ($0, plan.entity) }
     }
 
     /// The models of the rows under `keys`: the ones the context holds, and the others loaded in

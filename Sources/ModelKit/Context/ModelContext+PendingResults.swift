@@ -9,7 +9,7 @@ struct UnloadedResults<T: PersistentModel> {
     /// The models in memory, by position.
     private var models: [Int: T] = [:]
 
-    private static var inMemory: Int64 { .min }
+    static var inMemory: Int64 { .min }
 
     init(keys: [Int64] = []) {
         self.keys = keys

@@ -42,6 +42,8 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private let registrar = ObservationRegistrar()
     private var descriptor: FetchDescriptor<Element>
     private var models: [Element] = []
+    /// The results' primary keys, by position; ``inMemory`` for an unsaved model.
+    private var keys: [Int64] = []
     private var collection = FetchResultsCollection<Element>(ResultBatches([]))
     private var grouped: SectionedResults<Element, SectionTitle>?
     private let entity: Schema.Entity
@@ -62,15 +64,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         entity = try modelContext.entity(for: Element.self)
         signal = ObserverSignal(isolation: isolation)
         signal.dependencies.withLock { $0 = Self.dependencies(of: entity, descriptor: descriptor) }
-        try show(modelContext.observedResults(descriptor), notifying: false)
+        try reload(notifying: false, changes: [])
         let signal = signal
         signal.refresh = { [weak self] changes in self?.refresh(with: changes) }
-        signal.announce = { [weak self] in
-            guard let self else { return }
-            registrar.withMutation(of: self, keyPath: \.results) {
-                registrar.withMutation(of: self, keyPath: \.sections) {}
-            }
-        }
+        signal.announce = { [weak self] in self?.announceChange() }
         let feed = ChangeFeed(container: modelContext.container) { signal.changeArrived() }
         signal.feed = feed
         self.feed = feed
@@ -146,14 +143,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     func refresh(with changes: [StoreChange]) {
         guard !changes.isEmpty else { return }
         do {
-            if let spliced = try splice(changes) {
-                if spliced.changed { try show(spliced.models, notifying: true) }
-                return
-            }
-            let fresh = try modelContext.observedResults(descriptor)
-            if changes.contains(where: \.isExternal) || !Self.identical(fresh, models) || touches(changes, fresh) {
-                try show(fresh, notifying: true)
-            }
+            if try !splice(changes) { try reload(notifying: true, changes: changes) }
         } catch {
             ModelKitDebugLog.error("a ResultsObserver of \(Element.self) could not fetch after a save: \(error)")
         }
@@ -169,15 +159,63 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         registrar.withMutation(of: self, keyPath: \.fetchDescriptor) { self.descriptor = descriptor }
         signal.dependencies.withLock { $0 = Self.dependencies(of: entity, descriptor: descriptor) }
         do {
-            try show(modelContext.observedResults(descriptor), notifying: true)
+            try reload(notifying: true, changes: [.external])
         } catch {
             ModelKitDebugLog.error("a ResultsObserver of \(Element.self) could not fetch with its new descriptor: \(error)")
         }
     }
 
-    private func show(_ fresh: [Element], notifying: Bool) throws {
+    /// Reads the results' keys again and compares them with the ones held: the same keys in the
+    /// same order load nothing, and report a change only when `changes` saved one of them.
+    /// Otherwise the models held are kept and only rows not among them are loaded.
+    private func reload(notifying: Bool, changes: [StoreChange]) throws {
+        guard let (fresh, entity) = try modelContext.observedKeys(descriptor) else {
+            let models = try modelContext.fetch(descriptor)
+            return show(models, keys: models.map { $0._$modelKit.rowID ?? Self.inMemory }, notifying: notifying)
+        }
+        let inMemory = fresh.keys.contains(Self.inMemory)
+        if !inMemory, fresh.keys == keys {
+            if notifying, changes.contains(where: \.isExternal) || touches(changes) { announceChange() }
+            return
+        }
+        var held: [Int64: Int] = [:]
+        held.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() where key != Self.inMemory { held[key] = position }
+        let missing = fresh.keys.filter { $0 != Self.inMemory && held[$0] == nil }
+        let loaded = try modelContext.models(of: Element.self, keyed: missing, entity: entity)
+        var models: [Element] = []
+        var keys: [Int64] = []
+        models.reserveCapacity(fresh.count)
+        keys.reserveCapacity(fresh.count)
+        for (position, key) in fresh.keys.enumerated() {
+            if key == Self.inMemory {
+                models.append(fresh.model(at: position)!)
+            } else if let index = held[key] {
+                models.append(self.models[index])
+            } else if let model = loaded[key] {
+                models.append(model)
+            } else {
+                continue  // deleted since the keys were read
+            }
+            keys.append(key)
+        }
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty, !missing.isEmpty {
+            try modelContext.prefetch(descriptor.relationshipKeyPathsForPrefetching, of: missing.compactMap { loaded[$0] })
+        }
+        show(models, keys: keys, notifying: notifying)
+    }
+
+    /// Reports a change to results that are the same models as before.
+    private func announceChange() {
+        registrar.withMutation(of: self, keyPath: \.results) {
+            registrar.withMutation(of: self, keyPath: \.sections) {}
+        }
+    }
+
+    private func show(_ fresh: [Element], keys: [Int64], notifying: Bool) {
         let update = {
             self.models = fresh
+            self.keys = keys
             self.collection = FetchResultsCollection(ResultBatches(fresh))
             if let sectionTitle = self.sectionTitle { self.grouped = SectionedResults(fresh, title: sectionTitle) }
         }
@@ -187,78 +225,83 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         }
     }
 
-    /// The results after `changes`, found without reading the others, when the results are in
-    /// key order and unpaged, and the changes name their rows: which saved rows match now is one
-    /// query over their keys. Nil when the results must be read again.
-    private func splice(_ changes: [StoreChange]) throws -> (models: [Element], changed: Bool)? {
+    /// Applies `changes` without reading the other results, when the results are in key order
+    /// and unpaged, and the changes name their rows: which saved rows match now is one query over
+    /// their keys. False when the results must be read again.
+    private func splice(_ changes: [StoreChange]) throws -> Bool {
         guard descriptor.sortBy.isEmpty, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil,
-            !changes.contains(where: \.isExternal), models.allSatisfy({ $0._$modelKit.rowID != nil })
-        else { return nil }
+            !changes.contains(where: \.isExternal), !keys.contains(Self.inMemory)
+        else { return false }
         let dependencies = signal.dependencies.withLock { $0 }
         var saved = Set<Int64>()
         var deleted = Set<Int64>()
         for change in changes {
             for (name, keys) in change.inserted.merging(change.updated, uniquingKeysWith: +) where dependencies.contains(name) {
-                guard name == entity.name else { return nil }
+                guard name == entity.name else { return false }
                 saved.formUnion(keys)
             }
             for (name, keys) in change.deleted where dependencies.contains(name) {
-                guard name == entity.name else { return nil }
+                guard name == entity.name else { return false }
                 deleted.formUnion(keys)
             }
         }
-        guard let matching = try modelContext.storedMatches(of: descriptor, among: Array(saved)) else { return nil }
+        guard let matching = try modelContext.storedMatches(of: descriptor, among: Array(saved)) else { return false }
         var changed = false
-        var kept: [Element] = []
-        kept.reserveCapacity(models.count + matching.count)
+        var kept: [Int] = []
+        kept.reserveCapacity(keys.count)
         var present = Set<Int64>()
-        for model in models {
-            let key = model._$modelKit.rowID!
+        for (position, key) in keys.enumerated() {
             if deleted.contains(key) || (saved.contains(key) && !matching.contains(key)) {
                 changed = true
             } else {
                 changed = changed || saved.contains(key)
-                kept.append(model)
-                present.insert(key)
+                kept.append(position)
+                if saved.contains(key) { present.insert(key) }
             }
         }
         let arriving = matching.subtracting(present).sorted()
-        guard !arriving.isEmpty else { return (kept, changed) }
+        guard changed || !arriving.isEmpty else { return true }
+        if arriving.isEmpty, kept.count == keys.count {
+            announceChange()  // only properties of results changed
+            return true
+        }
         let loaded = try modelContext.models(of: Element.self, keyed: arriving, entity: entity)
-        let newcomers = arriving.compactMap { loaded[$0] }
-        return (Self.mergedByKey(kept, newcomers), true)
-    }
-
-    /// Two lists in key order as one.
-    private static func mergedByKey(_ lhs: [Element], _ rhs: [Element]) -> [Element] {
-        var merged: [Element] = []
-        merged.reserveCapacity(lhs.count + rhs.count)
-        var (i, j) = (0, 0)
-        while i < lhs.count, j < rhs.count {
-            if lhs[i]._$modelKit.rowID! < rhs[j]._$modelKit.rowID! {
-                merged.append(lhs[i]); i += 1
-            } else {
-                merged.append(rhs[j]); j += 1
+        var models: [Element] = []
+        var keys: [Int64] = []
+        models.reserveCapacity(kept.count + arriving.count)
+        keys.reserveCapacity(kept.count + arriving.count)
+        var next = arriving.makeIterator().filter { loaded[$0] != nil }.makeIterator()
+        var upcoming = next.next()
+        for position in kept {
+            let key = self.keys[position]
+            while let arrival = upcoming, arrival < key {
+                models.append(loaded[arrival]!)
+                keys.append(arrival)
+                upcoming = next.next()
             }
+            models.append(self.models[position])
+            keys.append(key)
         }
-        merged += lhs[i...]
-        merged += rhs[j...]
-        return merged
+        while let arrival = upcoming {
+            models.append(loaded[arrival]!)
+            keys.append(arrival)
+            upcoming = next.next()
+        }
+        show(models, keys: keys, notifying: true)
+        return true
     }
 
-    private static func identical(_ lhs: [Element], _ rhs: [Element]) -> Bool {
-        lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0 === $1 }
-    }
-
-    /// Whether `changes` saved or deleted a row among the results, before or after.
-    private func touches(_ changes: [StoreChange], _ fresh: [Element]) -> Bool {
-        var keys = Set<Int64>()
+    /// Whether `changes` saved or deleted a row among the results.
+    private func touches(_ changes: [StoreChange]) -> Bool {
+        var saved = Set<Int64>()
         for change in changes {
-            for list in [change.inserted, change.updated, change.deleted] { keys.formUnion(list[entity.name] ?? []) }
+            for list in [change.inserted, change.updated, change.deleted] { saved.formUnion(list[entity.name] ?? []) }
         }
-        guard !keys.isEmpty else { return false }
-        return (models + fresh).contains { $0._$modelKit.rowID.map(keys.contains) ?? false }
+        return !saved.isEmpty && keys.contains(where: saved.contains)
     }
+
+    /// The key standing for a model in memory.
+    private static var inMemory: Int64 { UnloadedResults<Element>.inMemory }
 
     /// The entities whose saves can change the results: the element's, and when a predicate or
     /// sort may follow relationships, every entity reachable through them.
