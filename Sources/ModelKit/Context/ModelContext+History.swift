@@ -46,7 +46,7 @@ extension ModelContext {
     }
 
     /// The transactions of one store's history that `descriptor` describes.
-    private func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, from link: StoreLink) throws -> [DefaultHistoryTransaction] {
+    func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, from link: StoreLink) throws -> [DefaultHistoryTransaction] {
         let store = link.store
         let (query, rows) = try run(on: link) {
             let reader = try reader(of: link)
