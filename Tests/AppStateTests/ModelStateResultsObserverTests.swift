@@ -1,3 +1,5 @@
+// Apple's ResultsObserver needs iOS 27 and macOS 27: on Apple platforms this runs only there.
+#if !canImport(Darwin)
 import AppState
 import Foundation
 import Observation
@@ -6,7 +8,6 @@ import Testing
 
 /// A view model that keeps a `ResultsObserver` on the container's main context, beside
 /// `Application.modelState`: both show the same rows, and both report the saves that change them.
-@available(iOS 27, macOS 27, tvOS 27, watchOS 27, visionOS 27, *)
 @MainActor
 final class SortedItemsViewModel {
     let observer: ResultsObserver<Item, Never>
@@ -19,7 +20,6 @@ final class SortedItemsViewModel {
     var titles: [String] { observer.results.map(\.title) }
 }
 
-@available(iOS 27, macOS 27, tvOS 27, watchOS 27, visionOS 27, *)
 @MainActor
 @Suite struct ModelStateResultsObserverTests {
     @Test func aResultsObserverOnTheMainContextAgreesWithModelState() async throws {
@@ -71,3 +71,4 @@ final class SortedItemsViewModel {
         }
     }
 }
+#endif

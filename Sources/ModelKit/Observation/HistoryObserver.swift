@@ -20,8 +20,7 @@ import Synchronization
 ///
 /// The observer keeps a token per store, the newest transaction it has read: each check reads
 /// only the transactions after it, off the observer's actor. Given no tokens, it starts at each
-/// store's newest transaction, so only later ones count. Stores that do not record history
-/// (``ModelConfiguration/recordsHistory``) are not watched.
+/// store's newest transaction, so only later ones count.
 public final class HistoryObserver: Observable, @unchecked Sendable {
     // Unchecked: the lets are immutable, the counter is atomic, and the context is used only
     // on `queue`.
