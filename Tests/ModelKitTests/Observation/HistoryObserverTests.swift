@@ -85,12 +85,7 @@ import Testing
         let observer = try HistoryObserver(observedModels: [Entry.self], authors: ["crash-writer"], modelContainer: container)
         let changes = ChangeCounter { _ = observer.eventCounter }
 
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
-        process.arguments = [store.url.path, "2"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let process = try runCrashWriter(at: store.url, saves: 2)
         #expect(process.terminationStatus == 0)
         #expect(await changes.wait())
     }

@@ -111,12 +111,7 @@ import Testing
         let observer = try ResultsObserver<Entry, Never>(sortBy: [SortDescriptor(\.number)], modelContainer: container)
         let changes = ChangeCounter { _ = observer.results }
 
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
-        process.arguments = [store.url.path, "1"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let process = try runCrashWriter(at: store.url, saves: 1)
         #expect(process.terminationStatus == 0)
         #expect(await changes.wait())
         #expect(observer.results.count == 20)

@@ -32,12 +32,7 @@ import Testing
         let observation = container.observeStoreChanges { heard.append($0) }
         defer { observation.cancel() }
 
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
-        process.arguments = [store.url.path, "1"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let process = try runCrashWriter(at: store.url, saves: 1)
         let exited = Date()
         #expect(process.terminationStatus == 0)
 

@@ -164,3 +164,15 @@ private struct WeakCapture: Sendable {
 func modelKitError(_ error: any Error) -> ModelKitError? {
     (error as? ModelKitError) ?? (error as? SwiftDataError)?.underlying
 }
+
+/// Runs `modelkit-crash-writer` to completion: `saves` saves of twenty `Entry` rows to the store
+/// at `url`, from another process, with the author "crash-writer".
+func runCrashWriter(at url: URL, saves: Int) throws -> Process {
+    let process = Process()
+    process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
+    process.arguments = [url.path, String(saves)]
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process
+}
