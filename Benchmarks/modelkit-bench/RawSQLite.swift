@@ -144,7 +144,7 @@ final class RawStore: RawSQLiteDatabase {
     /// Renames the row under `pk`, in a transaction of its own.
     func rename(pk: Int64, to name: String) {
         let statement = prepare(#"UPDATE "BenchItem" SET "name" = ? WHERE "_pk" = ?"#)
-        sqlite3_bind_text(statement, 1, name, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+        sqlite3_bind_text(statement, 1, name, -1, transient)
         sqlite3_bind_int64(statement, 2, pk)
         guard sqlite3_step(statement) == SQLITE_DONE else { fatalError(message) }
         sqlite3_finalize(statement)
