@@ -125,3 +125,19 @@ import Testing
         #expect(statements.contains { $0.contains("LIMIT") && $0.contains("DESC") }, "sorted and limited in SQL")
     }
 }
+
+/// A released history observer stops checking: nothing keeps it alive.
+@Suite struct HistoryObserverLifetimeTests {
+    @Test func aReleasedObserverIsGone() throws {
+        let container = try inMemoryContainer(for: Novel.self)
+        weak var released: HistoryObserver?
+        do {
+            let observer = try HistoryObserver(modelContainer: container)
+            released = observer
+        }
+        #expect(released == nil)
+        let context = ModelContext(container)
+        context.insert(Novel("after"))
+        try context.save()
+    }
+}

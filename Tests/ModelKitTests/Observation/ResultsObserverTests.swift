@@ -132,7 +132,7 @@ import Testing
         #expect(observer.results.map(\.title) == ["Middlemarch"])
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.withPostgres)
     func sectionsGroupResultsInTheOrderTheirTitlesFirstAppear(_ kind: StoreKind) async throws {
         let store = try TestStore(kind)
         let context = ModelContext(try store.container(for: Novel.self))
@@ -171,6 +171,54 @@ import Testing
         let sections = try #require(observer.sections)
         #expect(sections.sectionTitles == ["", "Dune"])
         #expect(sections[sectionTitle: ""]?.map(\.title) == ["Emma", "Persuasion"])
+    }
+
+    @Test(arguments: StoreKind.withPostgres)
+    func pagedResultsFollowSavesThatMoveRowsIntoAndOutOfThePage(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Novel.self)
+        let writer = ModelContext(container)
+        for title in ["b", "d", "f"] { writer.insert(Novel(title)) }
+        try writer.save()
+        var firstTwo = FetchDescriptor<Novel>(sortBy: [SortDescriptor(\.title)])
+        firstTwo.fetchLimit = 2
+        let observer = try ResultsObserver<Novel, Never>(fetchDescriptor: firstTwo, modelContainer: container)
+        let changes = ChangeCounter { _ = observer.results }
+        #expect(observer.results.map(\.title) == ["b", "d"])
+
+        writer.insert(Novel("a"))
+        try writer.save()
+        #expect(await changes.wait())
+        #expect(observer.results.map(\.title) == ["a", "b"])
+    }
+
+    @Test func anObserverMadeInAModelActorFetchesThereAfterSaves() async throws {
+        let container = try inMemoryContainer(for: Novel.self)
+        let shelf = NovelShelf(modelContainer: container)
+        try await shelf.startObserving()
+        let writer = ModelContext(container)
+        writer.insert(Novel("Emma"))
+        try writer.save()
+        let deadline = Date().addingTimeInterval(5)
+        var titles: [String] = []
+        while titles != ["Emma"], Date() < deadline {
+            titles = await shelf.titles()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(titles == ["Emma"])
+    }
+
+    @Test func aReleasedObserverStopsListening() throws {
+        let container = try inMemoryContainer(for: Novel.self)
+        weak var released: ResultsObserver<Novel, Never>?
+        do {
+            let observer = try ResultsObserver<Novel, Never>(modelContainer: container)
+            released = observer
+        }
+        #expect(released == nil, "no cycle keeps an observer alive")
+        let writer = ModelContext(container)
+        writer.insert(Novel("after"))
+        try writer.save()  // reaches no observer
     }
 
     @Test func flatResultsHaveNoSections() throws {
@@ -220,6 +268,21 @@ import Testing
         let deadline = Date().addingTimeInterval(5)
         while observer.results.map(\.title) != expected, Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(observer.results.map(\.title) == expected)
+    }
+}
+
+/// A model actor holding an observer of its own context, as a service would.
+@ModelActor
+actor NovelShelf {
+    private var observer: ResultsObserver<Novel, Never>?
+
+    func startObserving() throws {
+        observer = try ResultsObserver(sortBy: [SortDescriptor(\.title)], modelContext: modelContext)
+    }
+
+    /// Reads the results without fetching: what the observer fetched after the last save.
+    func titles() -> [String] {
+        observer?.results.map(\.title) ?? []
     }
 }
 
