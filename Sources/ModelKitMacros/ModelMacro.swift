@@ -14,8 +14,18 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
             throw MacroError("@Model can only be applied to a class")
         }
-        let properties = try PersistedProperty.all(in: classDecl)
         let typeName = classDecl.name.trimmedDescription
+        // The compiler leaves out the conformances a type already has: none here, unless the
+        // class spells `PersistentModel` itself, means it inherits it from a model superclass.
+        let inherited = classDecl.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription) ?? []
+        if protocols.isEmpty, let superclass = inherited.first,
+            !inherited.contains(where: { $0 == "PersistentModel" || $0.hasSuffix(".PersistentModel") })
+        {
+            throw MacroError(
+                "\(typeName) subclasses the model \(superclass): class inheritance of models (iOS 26) is not supported by ModelKit yet; "
+                    + "make \(typeName) a model of its own, related to \(superclass) by a relationship")
+        }
+        let properties = try PersistedProperty.all(in: classDecl)
         let loads = properties.enumerated()
             .map { "_\($0.element.name) = try row.value(at: \($0.offset))" }
             .joined(separator: "\n")

@@ -206,6 +206,19 @@ import Testing
         let result = expand(source, with: macros)
         #expect(result.diagnostics.contains { $0.hasPrefix(message) }, "\(result.diagnostics)")
     }
+
+    @Test func aModelSubclassingAnotherModelGetsAClearDiagnostic() {
+        let result = expand(
+            """
+            @Model
+            final class BusinessTrip: Trip {
+                var perdiem: Double = 0
+            }
+            """, with: macros, inheritingConformances: true)
+        #expect(result.diagnostics.contains { $0.contains("BusinessTrip subclasses the model Trip") && $0.contains("not supported") })
+        let spelled = expand("@Model final class Item: PersistentModel { var x: Int = 0 }", with: macros, inheritingConformances: true)
+        #expect(spelled.diagnostics.isEmpty, "a class that spells its conformance is no subclass")
+    }
 }
 
 @Suite struct IndexMacroTests {

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// What an observer hears of a container's commits: every commit to its stores, by any context
@@ -41,11 +42,13 @@ final class RefreshScheduler: Sendable {
         self.isolation = isolation
     }
 
-    /// Schedules `work` unless it is scheduled and has not started yet.
+    /// Schedules `work` unless it is scheduled and has not started yet. The task starts on a
+    /// queue of its own rather than the cooperative pool, which synchronous database work may
+    /// hold, and goes straight to the actor.
     func schedule(_ work: @escaping @Sendable (isolated any Actor) -> Void) {
         guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let isolation = isolation
-        Task {
+        Task(executorPreference: HopExecutor.shared) {
             await Self.run(work, on: isolation, clearing: self)
         }
     }
@@ -55,5 +58,16 @@ final class RefreshScheduler: Sendable {
     ) {
         scheduler.scheduled.store(false, ordering: .releasing)
         work(isolation)
+    }
+}
+
+/// Where an observer's task starts before it hops to the observer's actor: one serial queue.
+final class HopExecutor: TaskExecutor {
+    static let shared = HopExecutor()
+    private let queue = DispatchQueue(label: "ModelKit.ObserverHop")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -13,7 +13,7 @@
 /// properties need a type annotation unless their default is a literal. The class keeps its own
 /// initializers, and becomes `Observable`.
 @attached(
-    member, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
+    member, conformances: PersistentModel, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
     named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)),
     named(_modelKitInclude(_:_:at:)))
 @attached(memberAttribute)
