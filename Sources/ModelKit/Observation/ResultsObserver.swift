@@ -67,7 +67,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         try reload(notifying: false, changes: [])
         let signal = signal
         signal.refresh = { [weak self] changes in self?.refresh(with: changes) }
-        signal.announce = { [weak self] in self?.announceChange() }
+        signal.announce = { [weak self] in self?.reportPendingChange() }
         let feed = ChangeFeed(container: modelContext.container) { signal.changeArrived() }
         signal.feed = feed
         self.feed = feed
@@ -86,6 +86,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         set {
             registrar.withMutation(of: self, keyPath: \.results) {
                 models = Array(newValue)
+                keys = models.map { $0._$modelKit.rowID ?? Self.inMemory }
                 collection = newValue
             }
         }
@@ -205,10 +206,21 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         show(models, keys: keys, notifying: notifying)
     }
 
-    /// Reports a change to results that are the same models as before.
-    private func announceChange() {
+    /// Tells observers that results will change, from the saving thread, for an observer without
+    /// an actor: it touches no state; the next read fetches.
+    private func reportPendingChange() {
         registrar.withMutation(of: self, keyPath: \.results) {
             registrar.withMutation(of: self, keyPath: \.sections) {}
+        }
+    }
+
+    /// Reports a change to results that are the same models as before. Their sections are
+    /// grouped again: a saved row may have a new title in the same place.
+    private func announceChange() {
+        registrar.withMutation(of: self, keyPath: \.results) {
+            registrar.withMutation(of: self, keyPath: \.sections) {
+                if let sectionTitle { grouped = SectionedResults(models, title: sectionTitle) }
+            }
         }
     }
 

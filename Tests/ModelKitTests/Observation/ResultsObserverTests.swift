@@ -157,6 +157,14 @@ import Testing
         try context.save()
         #expect(await changes.wait())
         #expect(observer.sections?[sectionTitle: "horror"]?.map(\.title) == ["Carrie", "It"])
+
+        // A new title that keeps the row in place: the same results, in another section.
+        let it = try #require(observer.results.first { $0.title == "It" })
+        it.genre = "horrors"
+        try context.save()
+        #expect(await changes.wait(for: 2))
+        #expect(observer.sections?.sectionTitles == ["horror", "horrors", "romance", "sf"])
+        #expect(observer.sections?[sectionTitle: "horrors"]?.map(\.title) == ["It"])
     }
 
     @Test func resultsWithANilSectionValueAreInTheSectionTitledEmpty() throws {
@@ -226,6 +234,14 @@ import Testing
         #expect(observer.results.map(\.title) == ["b", "a"])
         #expect(observer.fetchDescriptor.predicate != nil)
         #expect(await changes.wait(for: 2))
+
+        // Results set by hand hold until the next save, which fetches by the descriptor again.
+        observer.results = try context.fetch(FetchDescriptor<Novel>(sortBy: [SortDescriptor(\.title)]), batchSize: 10)
+        #expect(observer.results.map(\.title) == ["a", "b", "c"])
+        context.insert(Novel("d"))
+        try context.save()
+        #expect(await changes.wait(for: 4))
+        #expect(observer.results.map(\.title) == ["d", "b", "a"])
     }
 
     @Test func theObserverAgreesWithAFetchOfItsDescriptorAfterManySaves() async throws {
