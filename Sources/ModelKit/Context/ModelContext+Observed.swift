@@ -30,4 +30,14 @@ extension ModelContext {
         guard !keys.isEmpty else { return [] }
         return try run(on: plan.entity) { Set(try reader(for: plan.entity).integers(plan.selectKeys(among: keys))) }
     }
+
+    /// The order of `descriptor`'s results as the engine can reproduce it in memory: empty for key
+    /// order (no sort descriptors); the sort's stored columns where stored values compare as the
+    /// store orders them (SQLite), the key breaking ties as in SQL. Nil otherwise.
+    func reproducibleOrder<T: PersistentModel>(of descriptor: FetchDescriptor<T>) throws -> [(column: Int, ascending: Bool)]? {
+        guard !descriptor.sortBy.isEmpty else { return [] }
+        let plan = try plan(for: descriptor)
+        guard plan.dialect.ordersAsStoredValuesCompare, plan.orderBy != nil else { return nil }
+        return plan.storedOrder
+    }
 }

@@ -9,6 +9,7 @@ import Synchronization
     var genre: String
     var series: String?
     var isPublished: Bool
+    var rating = 0
 
     init(_ title: String, genre: String = "fiction", series: String? = nil, isPublished: Bool = true) {
         self.title = title
@@ -32,10 +33,11 @@ import Synchronization
     var changes: Int { count.withLock { $0 } }
 
     private func arm() {
-        withObservationTracking(read) { [self] in
-            count.withLock { $0 += 1 }
-            // Re-armed once the change is applied, as SwiftUI re-reads after a change.
-            Task { @MainActor in self.arm() }
+        withObservationTracking(read) { [weak self] in
+            self?.count.withLock { $0 += 1 }
+            // Re-armed once the change is applied, as SwiftUI re-reads after a change; not once
+            // the test is done with the counter.
+            Task { @MainActor [weak self] in self?.arm() }
         }
     }
 
