@@ -28,9 +28,10 @@ import Synchronization
 /// actor, it cannot fetch on its own: it reports a relevant save at once, and fetches again when
 /// ``results`` is next read.
 ///
-/// What a save costs the observer: nothing for unrelated model types. For unsorted, unpaged
-/// results, one query over the saved rows' keys tells which are results now. Otherwise the
-/// result's keys are read again, in one query, and only rows not in memory are loaded.
+/// What a save costs the observer: nothing for unrelated model types. For unpaged results in
+/// key order, or sorted on SQLite, one query over the saved rows' keys tells which are results
+/// now, and each goes to its place in memory. Otherwise the result's keys are read again, in one
+/// query, and only rows not in memory are loaded.
 public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hashable>: Observable {
     /// The context the observer fetches from, and whose saves (and whose container's) it follows.
     public let modelContext: ModelContext
