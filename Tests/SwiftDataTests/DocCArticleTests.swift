@@ -1,9 +1,36 @@
 import Foundation
+import Observation
 import SwiftData
 import Testing
 
 // ModelKit's DocC articles, their code verbatim: if this stops compiling or passing, an article
 // is wrong.
+
+// MARK: Observing results
+
+@Model final class Album {
+    var title: String
+    var genre: String
+    var isReleased: Bool
+    init(title: String, genre: String, isReleased: Bool) {
+        self.title = title
+        self.genre = genre
+        self.isReleased = isReleased
+    }
+}
+
+@MainActor @Observable final class ShelfViewModel {
+    private let observer: ResultsObserver<Album, Never>
+
+    init(context: ModelContext) throws {
+        observer = try ResultsObserver(
+            filterBy: #Predicate { $0.isReleased },
+            sortBy: [SortDescriptor(\.title)],
+            modelContext: context)
+    }
+
+    var titles: [String] { observer.results.map(\.title) }
+}
 
 // MARK: History and change feeds
 
@@ -117,6 +144,44 @@ enum NotesPlan: SchemaMigrationPlan {
         #expect(try await show(container, item.persistentModelID) === item)
         for _ in 0..<100 where item.title != "Renamed" { try await Task.sleep(for: .milliseconds(10)) }
         #expect(item.title == "Renamed")
+    }
+
+    @Test @MainActor func theObservingResultsArticlesViewModelFollowsSavesAndItsSectionsGroup() async throws {
+        let container = try ModelContainer(for: Album.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let context = container.mainContext
+        let viewModel = try ShelfViewModel(context: context)
+        let writer = ModelContext(container)
+        writer.insert(Album(title: "Kind of Blue", genre: "Jazz", isReleased: true))
+        writer.insert(Album(title: "Abbey Road", genre: "Rock", isReleased: true))
+        writer.insert(Album(title: "Demo", genre: "Rock", isReleased: false))
+        try writer.save()
+        for _ in 0..<500 where viewModel.titles.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(viewModel.titles == ["Abbey Road", "Kind of Blue"])
+
+        let observer = try ResultsObserver<Album, String>(sectionBy: \.genre, modelContext: context)
+        for section in observer.sections ?? SectionedResults() {
+            print(section.title, section.map(\.title))
+        }
+        let jazz = observer.sections?[sectionTitle: "Jazz"]   // O(1)
+        #expect(jazz?.map(\.title) == ["Kind of Blue"])
+    }
+
+    @Test @MainActor func theObservingHistoryArticlesObserverCountsTheAppsSaves() async throws {
+        let container = try ModelContainer(for: Album.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        let observer = try HistoryObserver(
+            observedModels: [Album.self], authors: ["app"], modelContainer: container)
+        let context = ModelContext(container)
+        context.author = "app"
+        context.insert(Album(title: "Blue Train", genre: "Jazz", isReleased: true))
+        try context.save()
+        for _ in 0..<500 where observer.eventCounter == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(observer.eventCounter == 1)
+
+        var newest = HistoryDescriptor<DefaultHistoryTransaction>()
+        newest.sortBy = [SortDescriptor(\.token, order: .reverse)]
+        newest.fetchLimit = 1
+        let token = try context.fetchHistory(newest).first?.token
+        #expect(token != nil)
     }
 
     /// The store was made by the app's first release, without a plan: its version is found from
