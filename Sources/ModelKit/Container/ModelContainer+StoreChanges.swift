@@ -22,66 +22,46 @@ extension ModelContainer {
     /// A ModelKit extension: SwiftData has no such call.
     /// - Returns: the observation; the handler is called until it is cancelled or released.
     public func observeStoreChanges(_ handler: @escaping @Sendable (Set<String>) -> Void) -> StoreObservation {
-        StoreObservation(
-            stores: stores.enumerated().map { index, store in
-                (store, Set(schema.entities.filter { storeIndex(of: $0) == index }.map(\.name)))
-            }, handler: handler)
+        StoreObservation(container: self, handler: handler)
     }
 }
 
 /// An observation started by ``ModelContainer/observeStoreChanges(_:)``. It ends when cancelled
 /// or released.
 public final class StoreObservation: Sendable {
-    private let subscriptions: [(access: StoreAccess, inbox: ChangeInbox)]
-    private let isCancelled = Atomic<Bool>(false)
+    private let feed: Mutex<ChangeFeed?>
 
-    /// Observes each store, reporting "everything changed" there as all of `entityNames`.
-    init(stores: [(store: Store, entityNames: Set<String>)], handler: @escaping @Sendable (Set<String>) -> Void) {
-        let queue = DispatchQueue(label: "ModelKit.StoreObservation")
-        subscriptions = stores.map { store, entityNames in
-            let inbox = Self.inbox(of: store, entityNames: entityNames, queue: queue, handler: handler)
-            store.access.subscribe(inbox)
-            store.access.startWatching()
-            return (store.access, inbox)
+    /// Observes each store, reporting "everything changed" there as all of its entities' names.
+    init(container: ModelContainer, handler: @escaping @Sendable (Set<String>) -> Void) {
+        let stores = container.stores.enumerated().map { index, store in
+            (origin: ObjectIdentifier(store), names: Set(container.schema.entities.filter { container.storeIndex(of: $0) == index }.map(\.name)))
         }
-    }
-
-    private static func inbox(
-        of store: Store, entityNames: Set<String>, queue: DispatchQueue, handler: @escaping @Sendable (Set<String>) -> Void
-    ) -> ChangeInbox {
-        let origin = ObjectIdentifier(store)
-        let reference = InboxReference()
-        let inbox = ChangeInbox {
+        let queue = DispatchQueue(label: "ModelKit.StoreObservation")
+        let reference = FeedReference()
+        let feed = ChangeFeed(container: container) {
             // Called while the committing context holds the writer: the handler runs later, elsewhere.
             queue.async {
-                guard let changes = reference.inbox?.drain() else { return }
+                guard let byStore = reference.feed?.drainByStore() else { return }
                 var touched: Set<String> = []
-                for change in changes where change.origin != origin {
-                    if change.isExternal { return handler(entityNames) }
-                    touched.formUnion(change.inserted.keys)
-                    touched.formUnion(change.updated.keys)
-                    touched.formUnion(change.deleted.keys)
+                for (store, changes) in zip(stores, byStore) {
+                    for change in changes where change.origin != store.origin {
+                        touched.formUnion(change.isExternal ? store.names : change.entityNames)
+                    }
                 }
                 if !touched.isEmpty { handler(touched) }
             }
         }
-        reference.inbox = inbox
-        return inbox
+        reference.feed = feed
+        self.feed = Mutex(feed)
     }
-
-    deinit { cancel() }
 
     /// Stops the observation; the handler is not called for later commits.
     public func cancel() {
-        guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        for (access, inbox) in subscriptions {
-            access.unsubscribe(inbox)
-            access.stopWatching()
-        }
+        feed.withLock { $0 = nil }
     }
 }
 
-/// The observation's inbox, as its own delivery callback sees it.
-private final class InboxReference: @unchecked Sendable {
-    weak var inbox: ChangeInbox?
+/// The observation's feed, as its own delivery callback sees it.
+private final class FeedReference: @unchecked Sendable {
+    weak var feed: ChangeFeed?
 }

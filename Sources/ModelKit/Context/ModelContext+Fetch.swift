@@ -70,7 +70,7 @@ extension ModelContext {
         guard !keepsOrder else { return ordered + loose }
         // On SQLite the unsaved models compare as SQLite ordered the rows, by stored values,
         // which is also much cheaper than a sort descriptor's comparison.
-        let storedOrder = plan.dialect.ordersAsStoredValuesCompare ? plan.storedOrder : nil
+        let storedOrder = plan.orderInMemory
         func compare(_ lhs: T, _ rhs: T) -> ComparisonResult {
             if let storedOrder, let result = SortSQL.compare(lhs, rhs, by: storedOrder) { return result }
             return self.compare(lhs, rhs, using: descriptor.sortBy)

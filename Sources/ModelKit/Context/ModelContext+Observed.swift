@@ -22,22 +22,13 @@ extension ModelContext {
         return models
     }
 
-    /// Which of the rows under `keys` the descriptor's predicate matches, asked of the store
+    /// Which of the rows under `keys` the planned fetch's predicate matches, asked of the store
     /// alone; nil when the predicate does not translate, or unsaved changes of the type count.
-    func storedMatches<T: PersistentModel>(of descriptor: FetchDescriptor<T>, among keys: [Int64]) throws -> Set<Int64>? {
-        let plan = try plan(for: descriptor)
+    func storedMatches<T: PersistentModel>(
+        of descriptor: FetchDescriptor<T>, planned plan: FetchPlan, among keys: [Int64]
+    ) throws -> Set<Int64>? {
         guard plan.filtersInSQL, !seesPendingChanges(descriptor) else { return nil }
         guard !keys.isEmpty else { return [] }
         return try run(on: plan.entity) { Set(try reader(for: plan.entity).integers(plan.selectKeys(among: keys))) }
-    }
-
-    /// The order of `descriptor`'s results as the engine can reproduce it in memory: empty for key
-    /// order (no sort descriptors); the sort's stored columns where stored values compare as the
-    /// store orders them (SQLite), the key breaking ties as in SQL. Nil otherwise.
-    func reproducibleOrder<T: PersistentModel>(of descriptor: FetchDescriptor<T>) throws -> [(column: Int, ascending: Bool)]? {
-        guard !descriptor.sortBy.isEmpty else { return [] }
-        let plan = try plan(for: descriptor)
-        guard plan.dialect.ordersAsStoredValuesCompare, plan.orderBy != nil else { return nil }
-        return plan.storedOrder
     }
 }

@@ -59,10 +59,9 @@ extension ModelContext {
     /// a sorted descriptor on PostgreSQL (whose order Swift cannot compare stored values in), or
     /// an unsaved model whose sort values have no stored form.
     func pendingResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> UnloadedResults<T>? {
-        guard plan.isCompleteInSQL, let storedOrder = plan.storedOrder else { return nil }
+        guard plan.isCompleteInSQL, let storedOrder = plan.orderInMemory else { return nil }
         let keepsOrder = descriptor.sortBy.isEmpty
-        guard keepsOrder || plan.dialect.ordersAsStoredValuesCompare else { return nil }
-        let sortColumns = keepsOrder ? [] : storedOrder.map(\.column)
+        let sortColumns = storedOrder.map(\.column)
 
         var changedByKey: [Int64: T] = [:]
         for case let model as T in changed.models { if let key = model._$modelKit.rowID { changedByKey[key] = model } }

@@ -24,6 +24,11 @@ final class ChangeFeed: Sendable {
         subscriptions.flatMap { $0.inbox.drain() }
     }
 
+    /// Takes every change waiting, by store, in the container's order of stores.
+    func drainByStore() -> [[StoreChange]] {
+        subscriptions.map { $0.inbox.drain() }
+    }
+
     deinit {
         for (access, inbox) in subscriptions {
             access.unsubscribe(inbox)
@@ -42,27 +47,28 @@ final class RefreshScheduler: Sendable {
         self.isolation = isolation
     }
 
-    /// Schedules `work` unless it is scheduled and has not started yet. The task starts on a
-    /// queue of its own rather than the cooperative pool, which synchronous database work may
-    /// hold, and goes straight to the actor.
+    /// Schedules `work` unless it is scheduled and has not started yet.
     func schedule(_ work: @escaping @Sendable (isolated any Actor) -> Void) {
         guard !scheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let isolation = isolation
-        Task(executorPreference: HopExecutor.shared) {
-            await Self.run(work, on: isolation, clearing: self)
+        hop(to: isolation) { [self] isolation in
+            scheduled.store(false, ordering: .releasing)
+            work(isolation)
         }
-    }
-
-    private static func run(
-        _ work: @Sendable (isolated any Actor) -> Void, on isolation: isolated any Actor, clearing scheduler: RefreshScheduler
-    ) {
-        scheduler.scheduled.store(false, ordering: .releasing)
-        work(isolation)
     }
 }
 
+/// Runs `work` on `isolation` from any thread. The task starts on a queue of its own rather than
+/// the cooperative pool, which synchronous database work may hold, and goes straight to the actor.
+func hop(to isolation: any Actor, _ work: @escaping @Sendable (isolated any Actor) -> Void) {
+    Task(executorPreference: HopExecutor.shared) { await run(work, on: isolation) }
+}
+
+private func run(_ work: @Sendable (isolated any Actor) -> Void, on isolation: isolated any Actor) {
+    work(isolation)
+}
+
 /// Where an observer's task starts before it hops to the observer's actor: one serial queue.
-final class HopExecutor: TaskExecutor {
+private final class HopExecutor: TaskExecutor {
     static let shared = HopExecutor()
     private let queue = DispatchQueue(label: "ModelKit.ObserverHop")
 

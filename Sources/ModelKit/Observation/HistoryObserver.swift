@@ -121,11 +121,7 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     /// Adds one to the counter, on the observer's actor when it has one.
     private func count() {
         guard let isolation else { return increment() }
-        Task(executorPreference: HopExecutor.shared) { await Self.run({ self.increment() }, on: isolation) }
-    }
-
-    private static func run(_ body: @Sendable () -> Void, on isolation: isolated any Actor) {
-        body()
+        hop(to: isolation) { _ in self.increment() }
     }
 
     private func increment() {

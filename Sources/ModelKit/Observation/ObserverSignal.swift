@@ -51,10 +51,7 @@ final class ObserverSignal: @unchecked Sendable {
     /// The changes that name an entity the results depend on, or whose rows are unknown.
     private func relevant(_ changes: [StoreChange]) -> [StoreChange] {
         let dependencies = dependencies.withLock { $0 }
-        return changes.filter { change in
-            change.isExternal
-                || [change.inserted, change.updated, change.deleted].contains { $0.keys.contains(where: dependencies.contains) }
-        }
+        return changes.filter { $0.isExternal || !$0.entityNames.isDisjoint(with: dependencies) }
     }
 
     /// The entities whose saves can change the results: the element's, and when a predicate or

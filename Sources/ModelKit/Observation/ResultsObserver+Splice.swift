@@ -1,12 +1,14 @@
 extension ResultsObserver {
     /// Applies `changes` without reading the other results, when the changes name their rows and
-    /// the results are unpaged and in an order the engine can reproduce (key order; on SQLite,
-    /// any order SQL sorts by): which saved rows match now is one query over their keys, and each
-    /// goes to its place by binary search. False when the results must be read again.
+    /// the results are unpaged and in an order Swift can reproduce (the plan's `orderInMemory`):
+    /// which saved rows match now is one query over their keys, and each goes to its place by
+    /// binary search. False when the results must be read again.
     func splice(_ changes: [StoreChange]) throws -> Bool {
         guard !isSetByHand, descriptor.fetchLimit == nil, descriptor.fetchOffset == nil, !changes.contains(where: \.isExternal),
-            !keys.contains(Self.inMemory), let order = try modelContext.reproducibleOrder(of: descriptor)
+            !keys.contains(Self.inMemory)
         else { return false }
+        let plan = try modelContext.plan(for: descriptor)
+        guard let order = plan.orderInMemory else { return false }
         let dependencies = signal.dependencies.withLock { $0 }
         var saved = Set<Int64>()
         var deleted = Set<Int64>()
@@ -20,7 +22,7 @@ extension ResultsObserver {
                 deleted.formUnion(keys)
             }
         }
-        guard let matching = try modelContext.storedMatches(of: descriptor, among: Array(saved)) else { return false }
+        guard let matching = try modelContext.storedMatches(of: descriptor, planned: plan, among: Array(saved)) else { return false }
         if try staysInPlace(saved: saved, deleted: deleted, matching: matching, order: order) { return true }
         // Out go deleted rows, rows that no longer match, and saved rows, which go back in place.
         var models = self.models

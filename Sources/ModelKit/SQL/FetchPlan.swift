@@ -52,6 +52,15 @@ struct FetchPlan {
     /// Whether SQLite can filter, order and page on its own.
     var isCompleteInSQL: Bool { filtersInSQL && orderBy != nil }
 
+    /// The results' order as Swift can reproduce it, comparing models' stored values (see
+    /// ``SortSQL/compare(_:_:by:)``) with the primary key breaking ties: empty for key order; the
+    /// sort's columns where the dialect orders as stored values compare. Nil when the sort does
+    /// not translate, or the dialect orders otherwise.
+    var orderInMemory: [(column: Int, ascending: Bool)]? {
+        guard let storedOrder, storedOrder.isEmpty || dialect.ordersAsStoredValuesCompare else { return nil }
+        return storedOrder
+    }
+
     /// The statement selecting the stored rows: filtered when the predicate translates, ordered
     /// by the sort when it translates (by primary key otherwise), and paged when `paged` and both
     /// translate.
@@ -112,25 +121,27 @@ struct FetchPlan {
     /// The primary keys of the rows under `keys` that the predicate matches, unordered: which
     /// rows a commit changed are results now.
     func selectKeys(among keys: [Int64]) -> SQL {
-        var sql = filtered("SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.table)")
-        sql.text += (condition == nil ? " WHERE " : " AND ") + dialect.isAmongBoundKeys(TableSQL.quotedPrimaryKey).text
-        sql.bindings.append(.keyArray(keys))
-        return sql
+        restricting(filtered("SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.table)"), to: keys, leavingOut: false)
     }
 
     /// `select` with the predicate's condition, if any, and, unless `keys` is empty, one leaving
-    /// out the rows under them (bound as one JSON array, however many there are).
+    /// out the rows under them.
     private func filtered(_ select: String, leavingOut keys: [Int64] = []) -> SQL {
         var sql = SQL(text: select)
         if let condition {
             sql.text += " WHERE " + condition.text
             sql.bindings += condition.bindings
         }
-        if !keys.isEmpty {
-            let kept = dialect.isAmongBoundKeys(TableSQL.quotedPrimaryKey).text
-            sql.text += (condition == nil ? " WHERE NOT " : " AND NOT ") + kept
-            sql.bindings.append(.keyArray(keys))
-        }
+        return keys.isEmpty ? sql : restricting(sql, to: keys, leavingOut: true)
+    }
+
+    /// `sql`, filtered by ``filtered(_:leavingOut:)``, kept to the rows under `keys` or leaving
+    /// them out: the keys bound as one JSON array, however many there are.
+    private func restricting(_ sql: SQL, to keys: [Int64], leavingOut: Bool) -> SQL {
+        var sql = sql
+        sql.text += (condition == nil ? " WHERE " : " AND ") + (leavingOut ? "NOT " : "")
+            + dialect.isAmongBoundKeys(TableSQL.quotedPrimaryKey).text
+        sql.bindings.append(.keyArray(keys))
         return sql
     }
 

@@ -17,6 +17,11 @@ struct StoreChange: Sendable {
 
     var isEmpty: Bool { !isExternal && inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 
+    /// The entities whose rows the change names.
+    var entityNames: Set<String> {
+        Set(inserted.keys).union(updated.keys).union(deleted.keys)
+    }
+
     /// How many keys the change names.
     var keyCount: Int {
         [inserted, updated, deleted].reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
