@@ -18,92 +18,101 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // The compiler leaves out the conformances a type already has: none here, unless the
         // class spells `PersistentModel` itself, means it inherits it from a model superclass.
         let inherited = classDecl.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription) ?? []
-        if protocols.isEmpty, let superclass = inherited.first,
-            !inherited.contains(where: { $0 == "PersistentModel" || $0.hasSuffix(".PersistentModel") })
-        {
-            throw MacroError(
-                "\(typeName) subclasses the model \(superclass): class inheritance of models (iOS 26) is not supported by ModelKit yet; "
-                    + "make \(typeName) a model of its own, related to \(superclass) by a relationship")
-        }
+        let superclass = protocols.isEmpty && !inherited.contains(where: { $0 == "PersistentModel" || $0.hasSuffix(".PersistentModel") })
+            ? inherited.first : nil
         let properties = try PersistedProperty.all(in: classDecl)
+        // A subclass's properties follow its superclass's: each function handles its own and
+        // passes the others up.
+        let firstColumn = PersistedProperty.firstColumn(of: typeName)
+        let column: (Int) -> String = { superclass == nil ? "\($0)" : "\(firstColumn) + \($0)" }
+        let selector = superclass == nil ? "column" : "column - \(firstColumn)"
         let loads = properties.enumerated()
-            .map { "_\($0.element.name) = try row.value(at: \($0.offset))" }
-            .joined(separator: "\n")
+            .map { "_\($0.element.name) = try row.value(at: \(column($0.offset)))" }
+            + (superclass == nil ? [] : ["try super.init(_modelKitRow: row)"])
+        func fallback(_ call: String, root: String, returning: Bool = true) -> String {
+            "default: " + (superclass == nil ? root : returning ? "return \(call)" : call)
+        }
         let encodings = properties.enumerated()
             .map { "case \($0.offset): try SQLValue._encode(_\($0.element.name))" }
-            + ["default: preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")"]
+            + [fallback("try super._modelKitValue(at: column)",
+                root: "preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")", returning: false)]
         // Relationship access: a case for each property that may be a relationship; the overloads
         // of the called functions, picked from the property's type, make the others do nothing.
         // Reads load a fault first, and skip Observation: they are the engine's, not the app's.
         let related = properties.enumerated().filter { !$0.element.isPlainValue }
         let reads = related.map { index, property in
-            "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipModels(_\(property.name))"
-        } + ["default: return []"]
+            "case \(index):\n_$modelKit._loadFault(of: self, at: column)\nreturn _modelKitRelationshipModels(_\(property.name))"
+        } + [fallback("super._modelKitModels(at: column)", root: "return []")]
         let tests = related.map { index, property in
-            "case \(index):\n_$modelKit._loadFault(of: self, at: \(index))\nreturn _modelKitRelationshipHolds(_\(property.name), model)"
-        } + ["default: return false"]
+            "case \(index):\n_$modelKit._loadFault(of: self, at: column)\nreturn _modelKitRelationshipHolds(_\(property.name), model)"
+        } + [fallback("super._modelKitHolds(model, at: column)", root: "return false")]
         let inclusions = related.map { index, property in
-            "case \(index): return _$modelKit._include(self, keyPath: \\.\(property.name), column: \(index)) { _modelKitRelationshipInclude(model, isIncluded, in: &_\(property.name)) }"
-        } + ["default: return false"]
+            "case \(index): return _$modelKit._include(self, keyPath: \\.\(property.name), column: column) { _modelKitRelationshipInclude(model, isIncluded, in: &_\(property.name)) }"
+        } + [fallback("super._modelKitInclude(model, isIncluded, at: column)", root: "return false")]
         let writes = related.map { index, property in
             "case \(index): if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _\(property.name))) { self.\(property.name) = value }"
-        } + ["default: break"]
+        } + [fallback("super._modelKitSet(models, at: column)", root: "break")]
+        // A class that may have subclasses describes its properties with key paths rooted at the
+        // class it is called on, so that a subclass's entity finds inherited properties by its own
+        // key paths (`\BusinessTrip.name`, not `\Trip.name`).
+        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
+        let root = isFinal ? typeName : "Root"
+        let lookInheritance = PersistedProperty.mayBeSubclass(classDecl)
         let metadata = properties.map { property in
-            var arguments = "name: \"\(property.name)\", keyPath: \\\(typeName).\(property.name)"
+            var arguments = "name: \"\(property.name)\", keyPath: \\\(root).\(property.name)"
             if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
             if let attribute = property.attributeArguments { arguments += ", attribute: Schema.Attribute(\(attribute.trimmedDescription))" }
             if let relationship = property.relationshipArguments {
                 arguments += ", relationship: Schema.Relationship(\(relationship.trimmedDescription))"
             }
-            return "Schema.PropertyMetadata(\(arguments))"
+            if lookInheritance, !property.isPlainValue { arguments += ", notesInitialValue: false" }
+            return "Schema.PropertyMetadata(\(arguments)),"
         }
-        return [
-            "public let _$modelKit = ModelStorage()",
+        func list(indent: String) -> String {
+            ([indent + "["] + metadata.map { indent + "    " + $0 } + [indent + "]"]).joined(separator: "\n")
+        }
+        let metadataBody =
+            isFinal
+            ? (superclass == nil ? list(indent: "    ") : "    super.schemaMetadata + [\n" + metadata.map { "        " + $0 }.joined(separator: "\n") + "\n    ]")
+            : """
+                func metadata<Root: \(typeName)>(_: Root.Type) -> [Schema.PropertyMetadata] {
+            \(list(indent: "        "))
+                }
+                return \(superclass == nil ? "" : "super.schemaMetadata + ")metadata(Self.self)
+            """
+        let override = superclass == nil ? "" : "override "
+        var members: [DeclSyntax] = []
+        if let superclass {
+            members.append("private static let \(raw: firstColumn.split(separator: ".").last!) = \(raw: superclass).schemaMetadata.count")
+        } else {
+            members.append("public let _$modelKit = ModelStorage()")
+            if lookInheritance {
+                members.append("private static var \(raw: firstColumn.split(separator: ".").last!): Int { 0 }")
+            }
+        }
+        func function(_ signature: String, _ cases: [String]) -> DeclSyntax {
+            """
+            public \(raw: override)func \(raw: signature) {
+                switch \(raw: selector) {
+            \(raw: cases.joined(separator: "\n"))
+                }
+            }
+            """
+        }
+        return members + [
             """
             public required init(_modelKitRow row: ModelRow) throws {
-            \(raw: loads)
+            \(raw: loads.joined(separator: "\n"))
             }
             """,
+            function("_modelKitValue(at column: Int) throws -> SQLValue", encodings),
+            function("_modelKitModels(at column: Int) -> [any PersistentModel]", reads),
+            function("_modelKitHolds(_ model: AnyObject, at column: Int) -> Bool", tests),
+            function("_modelKitSet(_ models: [any PersistentModel], at column: Int)", writes),
+            function("_modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool", inclusions),
             """
-            public func _modelKitValue(at column: Int) throws -> SQLValue {
-                switch column {
-            \(raw: encodings.joined(separator: "\n"))
-                }
-            }
-            """,
-            """
-            public func _modelKitModels(at column: Int) -> [any PersistentModel] {
-                switch column {
-            \(raw: reads.joined(separator: "\n"))
-                }
-            }
-            """,
-            """
-            public func _modelKitHolds(_ model: AnyObject, at column: Int) -> Bool {
-                switch column {
-            \(raw: tests.joined(separator: "\n"))
-                }
-            }
-            """,
-            """
-            public func _modelKitSet(_ models: [any PersistentModel], at column: Int) {
-                switch column {
-            \(raw: writes.joined(separator: "\n"))
-                }
-            }
-            """,
-            """
-            public func _modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool {
-                switch column {
-            \(raw: inclusions.joined(separator: "\n"))
-                }
-            }
-            """,
-            """
-            public static var schemaMetadata: [Schema.PropertyMetadata] {
-                [
-            \(raw: metadata.map { "        \($0)," }.joined(separator: "\n"))
-                ]
+            public \(raw: override)\(raw: isFinal && superclass == nil ? "static" : "class") var schemaMetadata: [Schema.PropertyMetadata] {
+            \(raw: metadataBody)
             }
             """,
         ]
@@ -119,7 +128,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             let property = try? PersistedProperty(variable),
             let column = try PersistedProperty.all(in: classDecl).firstIndex(where: { $0.name == property.name })
         else { return [] }
-        return ["@_PersistedProperty(column: \(raw: column))"]
+        // Syntax cannot tell a superclass from a protocol: a class that may be a subclass numbers
+        // its columns after its superclass's (a root's count from 0), and its initializers may
+        // not reach the superclass's storage.
+        guard PersistedProperty.mayBeSubclass(classDecl) else { return ["@_PersistedProperty(column: \(raw: column))"] }
+        let typeName = classDecl.name.trimmedDescription
+        return ["@_PersistedProperty(column: \(raw: PersistedProperty.firstColumn(of: typeName)) + \(raw: column), inSubclass: true)"]
     }
 
     public static func expansion(

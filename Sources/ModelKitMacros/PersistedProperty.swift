@@ -38,6 +38,24 @@ struct PersistedProperty {
         }
     }
 
+    /// The protocols `@Model` classes commonly spell first, which are no superclass.
+    private static let knownProtocols: Set<String> = [
+        "Identifiable", "Codable", "Decodable", "Encodable", "Hashable", "Equatable", "Comparable", "Sendable", "Observable",
+        "PersistentModel", "CustomStringConvertible", "CustomDebugStringConvertible", "Transferable",
+    ]
+
+    /// Whether the class may subclass another model: its first inherited type is not a protocol
+    /// `@Model` classes commonly adopt. A root class taken for a subclass still works; it only
+    /// numbers its columns from a constant 0 and links its relationships' inverses by a scan.
+    static func mayBeSubclass(_ classDecl: ClassDeclSyntax) -> Bool {
+        guard var first = classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription else { return false }
+        if let dot = first.lastIndex(of: ".") { first = String(first[first.index(after: dot)...]) }
+        return !knownProtocols.contains(first) && !first.hasPrefix("@") && !first.hasSuffix("Protocol")
+    }
+
+    /// The static property holding the column of the first property `typeName` declares.
+    static func firstColumn(of typeName: String) -> String { "\(typeName)._modelKitFirstColumnOf\(typeName)" }
+
     /// Reads `variable`, returning nil for what is not persisted: computed, static and
     /// `@Transient` properties.
     init?(_ variable: VariableDeclSyntax) throws {

@@ -10,17 +10,28 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
+        let arguments = node.arguments?.as(LabeledExprListSyntax.self)
         guard let variable = declaration.as(VariableDeclSyntax.self), let property = try PersistedProperty(variable),
-            let column = node.arguments?.as(LabeledExprListSyntax.self)?.first?.expression
+            let column = arguments?.first?.expression
         else { return [] }
         let name = property.name
         // A relationship set by an initializer skips the setter, so its inverse is linked when the
-        // model is inserted; the storage notes that there is one to link.
-        let initializer: AccessorDeclSyntax = property.isPlainValue
+        // model is inserted; the storage notes that there is one to link. A subclass's initializer
+        // runs before its superclass's storage exists: the insert looks for such values instead.
+        let inSubclass = arguments?.contains { $0.label?.text == "inSubclass" } ?? false
+        let initializer: AccessorDeclSyntax =
+            property.isPlainValue
             ? """
             @storageRestrictions(initializes: _\(raw: name))
             init(initialValue) {
                 _\(raw: name) = initialValue
+            }
+            """
+            : inSubclass
+            ? """
+            @storageRestrictions(initializes: _\(raw: name))
+            init(initialValue) {
+                _\(raw: name) = _modelKitInitialValue(initialValue)
             }
             """
             : """

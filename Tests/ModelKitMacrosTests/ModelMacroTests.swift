@@ -161,12 +161,12 @@ import Testing
             """, with: macros)
         #expect(result.diagnostics.isEmpty)
         for line in [
-            "_$modelKit._loadFault(of: self, at: 1)\n            return _modelKitRelationshipModels(_folder)",
-            "_$modelKit._loadFault(of: self, at: 2)\n            return _modelKitRelationshipHolds(_tags, model)",
+            "case 1:\n            _$modelKit._loadFault(of: self, at: column)\n            return _modelKitRelationshipModels(_folder)",
+            "case 2:\n            _$modelKit._loadFault(of: self, at: column)\n            return _modelKitRelationshipHolds(_tags, model)",
             "if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _folder)) {",
             "self.tags = value",
             "@storageRestrictions(initializes: _folder, accesses: _$modelKit)",
-            "return _$modelKit._include(self, keyPath: \\.tags, column: 2) {\n                _modelKitRelationshipInclude(model, isIncluded, in: &_tags)",
+            "return _$modelKit._include(self, keyPath: \\.tags, column: column) {\n                _modelKitRelationshipInclude(model, isIncluded, in: &_tags)",
             "_$modelKit._noteInitialValue(initialValue)",
             "_$modelKit.mutate(self, keyPath: \\.tags, column: 2, from: _tags, to: newValue) {",
         ] {
@@ -207,17 +207,53 @@ import Testing
         #expect(result.diagnostics.contains { $0.hasPrefix(message) }, "\(result.diagnostics)")
     }
 
-    @Test func aModelSubclassingAnotherModelGetsAClearDiagnostic() {
+    @Test func aSubclassOfAModelNumbersItsColumnsAfterItsSuperclassAndPassesTheRestUp() {
         let result = expand(
             """
             @Model
             final class BusinessTrip: Trip {
                 var perdiem: Double = 0
+                var expenses: [Expense] = []
             }
             """, with: macros, inheritingConformances: true)
-        #expect(result.diagnostics.contains { $0.contains("BusinessTrip subclasses the model Trip") && $0.contains("not supported") })
+        #expect(result.diagnostics.isEmpty, "\(result.diagnostics)")
+        let first = "BusinessTrip._modelKitFirstColumnOfBusinessTrip"
+        for line in [
+            "private static let _modelKitFirstColumnOfBusinessTrip = Trip.schemaMetadata.count",
+            "_$modelKit.access(self, keyPath: \\.perdiem, column: \(first) + 0)",
+            "_perdiem = try row.value(at: \(first) + 0)\n        _expenses = try row.value(at: \(first) + 1)\n        try super.init(_modelKitRow: row)",
+            "public override func _modelKitValue(at column: Int) throws -> SQLValue {\n        switch column - \(first) {",
+            "default:\n            try super._modelKitValue(at: column)",
+            "default:\n            return super._modelKitModels(at: column)",
+            "@storageRestrictions(initializes: _expenses)\n",
+            "_expenses = _modelKitInitialValue(initialValue)",
+            "public override class var schemaMetadata: [Schema.PropertyMetadata] {",
+            "super.schemaMetadata + [\n            Schema.PropertyMetadata(name: \"perdiem\", keyPath: \\BusinessTrip.perdiem, defaultValue: 0),",
+            "Schema.PropertyMetadata(name: \"expenses\", keyPath: \\BusinessTrip.expenses, defaultValue: [], notesInitialValue: false),",
+        ] {
+            #expect(result.source.contains(line), "\(line)")
+        }
+        #expect(!result.source.contains("ModelStorage()"), "the storage is the superclass's")
+        #expect(!result.source.contains("extension BusinessTrip"), "the conformance is the superclass's")
+    }
+
+    @Test func aClassThatMayHaveSubclassesDescribesItsPropertiesFromTheClassItIsCalledOn() {
+        let result = expand("@Model class Trip { var name: String = \"\" }", with: macros)
+        #expect(result.source.contains("public class var schemaMetadata"))
+        let subclass = expand("@Model class BusinessTrip: Trip { var perdiem: Double = 0 }", with: macros, inheritingConformances: true)
+        #expect(subclass.source.contains("return super.schemaMetadata + metadata(Self.self)"))
+        #expect(result.source.contains("func metadata<Root: Trip>(_: Root.Type) -> [Schema.PropertyMetadata] {"))
+        #expect(result.source.contains("keyPath: \\Root.name"))
+        #expect(result.source.contains("return metadata(Self.self)"))
         let spelled = expand("@Model final class Item: PersistentModel { var x: Int = 0 }", with: macros, inheritingConformances: true)
-        #expect(spelled.diagnostics.isEmpty, "a class that spells its conformance is no subclass")
+        #expect(spelled.diagnostics.isEmpty && spelled.source.contains("ModelStorage()"), "a class that spells its conformance is no subclass")
+    }
+
+    @Test func aRootWhoseFirstInheritedTypeMayBeAClassNumbersItsColumnsFromZero() {
+        let result = expand("@Model final class Trip: NamedThing { var name: String = \"\" }", with: macros)
+        #expect(result.diagnostics.isEmpty)
+        #expect(result.source.contains("private static var _modelKitFirstColumnOfTrip: Int {\n        0\n    }"), "\(result.source)")
+        #expect(result.source.contains("column: Trip._modelKitFirstColumnOfTrip + 0"))
     }
 }
 

@@ -10,6 +10,8 @@ extension ModelContext {
     /// For a model without relationships this is one `DELETE` when the predicate translates to
     /// SQL. A predicate with no SQL translation is evaluated in Swift first, and the matching rows
     /// are deleted by primary key.
+    ///
+    /// A model class with subclasses deletes theirs too, unless `includeSubclasses` is false.
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
     ///   ``ModelKitError/deleteDenied(entity:relationship:)`` or
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)`` when a delete rule
@@ -21,10 +23,11 @@ extension ModelContext {
         var descriptor = FetchDescriptor<T>(predicate: predicate)
         descriptor.includePendingChanges = false
         let plan = try plan(for: descriptor)
-        let steps = try deleteSteps(plan, descriptor)
+        let steps = try deleteSteps(plan, descriptor, includeSubclasses: includeSubclasses)
         let entity = plan.entity
+        // A class with subclasses deletes each row as its own class: by key, following rules.
         let followsRules =
-            !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
+            !entity.subentities.isEmpty || !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
             || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
             let reader = store.savesOnContextConnections ? try reader(of: link) : nil
@@ -74,9 +77,12 @@ extension ModelContext {
     /// Deleting every row reads the keys first (from the key range when it has no gaps) and then
     /// runs a bare `DELETE`, which SQLite performs by truncating the table; a filtered delete
     /// returns its keys with `RETURNING`.
-    private func deleteSteps<T: PersistentModel>(_ plan: FetchPlan, _ descriptor: FetchDescriptor<T>) throws -> [DeleteStep] {
+    private func deleteSteps<T: PersistentModel>(
+        _ plan: FetchPlan, _ descriptor: FetchDescriptor<T>, includeSubclasses: Bool
+    ) throws -> [DeleteStep] {
+        let exactly = !includeSubclasses && !plan.entity.subentities.isEmpty
         guard plan.filtersInSQL else {
-            let rowIDs = try fetch(descriptor).compactMap { $0._$modelKit.rowID }
+            let rowIDs = try fetch(descriptor).filter { !exactly || type(of: $0) == T.self }.compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in
                 let chunk = rowIDs[start..<min(start + 500, rowIDs.count)]
                 return RelationshipSQL.batchDelete(of: plan.entity, keys: chunk.count, dialect: plan.dialect).map {
@@ -84,7 +90,12 @@ extension ModelContext {
                 }
             }
         }
-        let condition = plan.condition
+        var condition = plan.condition
+        if exactly {
+            let ofClass = PredicateTerm(
+                "(\(plan.entity.name.quotedIdentifier).\(Schema.Entity.Hierarchy.quotedTypeColumn) = \(plan.entity.name.sqlLiteral))")
+            condition = condition.map { PredicateTerm.compose("($0 AND $1)", $0, ofClass) } ?? ofClass
+        }
         return RelationshipSQL.batchDelete(of: plan.entity, where: condition?.text, dialect: plan.dialect).map {
             DeleteStep(sql: $0, bindings: condition?.bindings ?? [])
         }

@@ -7,15 +7,19 @@ extension ModelContext {
     /// An unsaved model of `entity` that answers to `identifier`, made from neutral values: each
     /// property's declared default, or else zero, empty or NULL.
     func standIn(for identifier: PersistentIdentifier, of entity: Schema.Entity) throws -> any PersistentModel {
-        let values: [SQLValue] = [.null] + entity.properties.map { property in
-            if let value = property.encodedDefault { return value }
-            guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
-            switch codec.affinity {
-            case .integer: return .integer(0)
-            case .real: return .real(0)
-            case .text: return .text("")
-            case .blob: return .blob(Data(count: 16))
-            }
+        // A row shaped as the entity's select reads: its properties at their result columns.
+        var values = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
+        for (property, column) in zip(entity.properties, entity.resultColumns) {
+            values[Int(column)] = {
+                if let value = property.encodedDefault { return value }
+                guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
+                switch codec.affinity {
+                case .integer: return .integer(0)
+                case .real: return .real(0)
+                case .text: return .text("")
+                case .blob: return .blob(Data(count: 16))
+                }
+            }()
         }
         func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
             try reader(for: entity).first(SQL(text: SQL.row(of: values.count), bindings: values)) { statement in
@@ -40,13 +44,15 @@ extension ModelContext {
     /// `refreshing`, a registered instance takes the row's values for the properties it has not
     /// changed itself.
     func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow, refreshing: Bool) throws -> T {
+        let row = row.concrete
         let key = RowKey(entity: row.entity, rowID: row.primaryKey)
         if let existing = registered[key] {
             let model = existing as! T
             if refreshing { try refresh(model, from: row) }
             return model
         }
-        let model = try T(_modelKitRow: row)
+        // A row of a subclass is made as the subclass; the initializer is `required`.
+        let model = row.entity.type == T.self ? try T(_modelKitRow: row) : try (row.entity.type as! T.Type).init(_modelKitRow: row)
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity

@@ -63,7 +63,7 @@ extension ModelContext {
             try run(on: entity) {
                 var tagged: [(Int64, any PersistentModel)] = []
                 let refreshing = isBehindStore
-                let tag = Int32(entity.properties.count + 1)
+                let tag = Int32(entity.sql.selectedColumnCount)
                 try reader(for: entity).select(sql) { statement in
                     let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: refreshing)
                     tagged.append((statement.int64(at: tag), model))

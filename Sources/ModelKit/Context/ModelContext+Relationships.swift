@@ -62,9 +62,10 @@ extension ModelContext {
     /// setting those properties would have. Relationships set through their setters already did.
     func linkInverses(of model: any PersistentModel) {
         let storage = model._$modelKit
-        guard storage.hasInitialRelationships, let entity = storage.entity else { return }
+        guard let entity = storage.entity, storage.hasInitialRelationships || !entity.unnotedRelationships.isEmpty else { return }
+        let relationships = storage.hasInitialRelationships ? entity.orderedRelationships : entity.unnotedRelationships
         storage.hasInitialRelationships = false
-        for relationship in entity.orderedRelationships where relationship.inverse != nil {
+        for relationship in relationships where relationship.inverse != nil {
             guard storage.faults?[relationship.column] == nil else { continue }
             for related in relationship.access.read(model) {
                 relationship.inverse!.link(model, to: related)
@@ -141,10 +142,17 @@ extension ModelContext {
         }
     }
 
-    /// Calls `body` with each registered model of `entity`, without a dynamic cast per model.
+    /// Calls `body` with each registered model of `entity`, without a dynamic cast per model
+    /// outside a class hierarchy (whose classes share their root's slot).
     private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
         func visit<T: PersistentModel>(_ type: T.Type) {
-            registered.forEachModel(of: [ObjectIdentifier(entity)]) { body(unsafeDowncast($0, to: T.self)) }
+            registered.forEachModel(of: [ObjectIdentifier(entity.root)]) { object in
+                if entity.hierarchy == nil {
+                    body(unsafeDowncast(object, to: T.self))
+                } else if let model = object as? T {
+                    body(model)
+                }
+            }
         }
         visit(entity.type)
     }

@@ -124,15 +124,17 @@ public final class ModelContext {
     /// The model's type must be in the container's schema: inserting any other type is a
     /// programming error, and stops with a message that says how to fix it.
     public func insert<T: PersistentModel>(_ model: T) {
-        guard let entity = container.schema.entity(for: T.self) else {
-            preconditionFailure("\(T.self) is not in the container's schema. Add \(T.self).self to the ModelContainer's types.")
+        // The model's own class: a subclass reached through its base type is stored as itself.
+        let modelType = type(of: model)
+        guard let entity = container.schema.entity(for: modelType) else {
+            preconditionFailure("\(modelType) is not in the container's schema. Add \(modelType).self to the ModelContainer's types.")
         }
         let storage = model._$modelKit
         if storage.context === self {
             if deleted.remove(model) { storage.isDeleted = false; scheduleAutosave() }
             return
         }
-        precondition(storage.context == nil, "\(T.self) is already registered in another ModelContext")
+        precondition(storage.context == nil, "\(modelType) is already registered in another ModelContext")
         if storage.rowID != nil, storage.storeIdentifier != container.store(for: entity).identifier {
             // A row of another store: here it is a new model, never a reference to a row that
             // happens to have the same key. Relationships it never loaded stay empty.

@@ -1,8 +1,9 @@
 /// A stored row being loaded into a model: the engine passes it to the initializer ``Model()``
-/// generates. Column 0 is the primary key; property `i` is column `i + 1`.
+/// generates. Column 0 is the primary key; property `i` is column `i + 1`, or in a class
+/// hierarchy's shared select list, the entity's ``Schema/Entity/resultColumns`` entry.
 public struct ModelRow {
     let statement: Statement
-    let entity: Schema.Entity
+    private(set) var entity: Schema.Entity
     /// The context loading the row, for relationships that must load with it. Unowned and
     /// unchecked: a row exists only during one of that context's own calls.
     unowned(unsafe) let context: ModelContext
@@ -18,7 +19,7 @@ public struct ModelRow {
         if let relationship = entity.relationshipsByColumn[index] {
             return try relationshipValue(relationship, at: index) as! Value
         }
-        return try entity.decode(statement.column(Int32(index + 1)), at: index) as! Value
+        return try entity.decode(statement.column(entity.resultColumns[index]), at: index) as! Value
     }
 
     private func relationshipValue(_ relationship: RelationshipInfo, at index: Int) throws -> Any {
@@ -73,7 +74,7 @@ public struct ModelRow {
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
         if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }
-        let value = statement.column(Int32(index + 1))
+        let value = statement.column(entity.resultColumns[index])
         // An external value's row holds its file's name; a missing file stays a name, and the
         // property's decoding reports the mismatch.
         if !entity.externalColumns.isEmpty, case .text(let name) = value, entity.externalColumns.contains(index),
@@ -91,6 +92,14 @@ public struct ModelRow {
 
     var primaryKey: Int64 {
         statement.int64(at: 0)
+    }
+
+    /// The row as one of the class it holds: a row of a class hierarchy's select names its class.
+    var concrete: ModelRow {
+        guard entity.hierarchy != nil else { return self }
+        var row = self
+        row.entity = entity.concreteEntity(of: statement)
+        return row
     }
 }
 

@@ -3,8 +3,10 @@ struct RowKey: Hashable {
     let entity: ObjectIdentifier
     let rowID: Int64
 
+    /// The key of the row under `rowID` of `entity`: a class hierarchy's entities share its
+    /// root's keys, so a row has one key whichever class it is fetched as.
     init(entity: Schema.Entity, rowID: Int64) {
-        self.init(entity: ObjectIdentifier(entity), rowID: rowID)
+        self.init(entity: ObjectIdentifier(entity.root), rowID: rowID)
     }
 
     init(entity: ObjectIdentifier, rowID: Int64) {

@@ -83,7 +83,7 @@ struct FetchPlan {
     /// order: what placing unsaved models among them needs.
     func selectKeys(with columns: [Int]) -> SQL {
         let selectList = ([TableSQL.quotedPrimaryKey] + columns.map { entity.sql.columns[$0] }).joined(separator: ", ")
-        return select(paged: false, from: "SELECT \(selectList) FROM \(entity.sql.table)")
+        return select(paged: false, from: "SELECT \(selectList) FROM \(entity.sql.source)")
     }
 
     /// The first `window` stored rows in the fetch's order: enough to page a fetch that also sees
@@ -98,7 +98,7 @@ struct FetchPlan {
     /// `SELECT COUNT(*)` of what the descriptor describes, when SQLite sees the whole filter.
     var count: SQL {
         guard fetchLimit != nil || fetchOffset != nil else { return count(leavingOut: []) }
-        let page = filtered("SELECT 1 FROM \(entity.sql.table)")
+        let page = filtered("SELECT 1 FROM \(entity.sql.source)")
         return SQL(
             text: "SELECT COUNT(*) FROM (\(page.text) LIMIT ? OFFSET ?) AS \"page\"", bindings: page.bindings + pagingBindings)
     }
@@ -106,7 +106,7 @@ struct FetchPlan {
     /// `SELECT COUNT(*)` of the stored rows the predicate matches, unpaged, leaving out the rows
     /// under `keys`.
     func count(leavingOut keys: [Int64]) -> SQL {
-        filtered("SELECT COUNT(*) FROM \(entity.sql.table)", leavingOut: keys)
+        filtered("SELECT COUNT(*) FROM \(entity.sql.source)", leavingOut: keys)
     }
 
     /// The floating-point sum of the property at `column` over the rows the predicate matches,
@@ -114,14 +114,14 @@ struct FetchPlan {
     func sum(of column: Int, leavingOut keys: [Int64]) -> SQL {
         let name = entity.sql.columns[column]
         let nan = dialect.isNaN(PredicateTerm(name)).text
-        let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.table)"
+        let select = "SELECT \(dialect.total(name)), count(CASE WHEN \(nan) THEN 1 END) FROM \(entity.sql.source)"
         return filtered(select, leavingOut: keys)
     }
 
     /// The primary keys of the rows under `keys` that the predicate matches, unordered: which
     /// rows a commit changed are results now.
     func selectKeys(among keys: [Int64]) -> SQL {
-        restricting(filtered("SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.table)"), to: keys, leavingOut: false)
+        restricting(filtered("SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.source)"), to: keys, leavingOut: false)
     }
 
     /// `select` with the predicate's condition, if any, and, unless `keys` is empty, one leaving

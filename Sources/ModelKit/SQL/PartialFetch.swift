@@ -36,12 +36,14 @@ final class PartialFetch {
 
     /// The partial fetch of `entity` that reads `fetched`, or nil when it would read every column
     /// anyway.
+    /// A class hierarchy's entities read every column: their rows may be of other classes.
     init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
+        guard entity.hierarchy == nil else { return nil }
         let unfetched = entity.properties.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
         let placeholders = Dictionary(
             uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
-        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.table)"
+        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.source)"
         self.unfetched = unfetched
         var faults = ModelStorage.Faults()
         for column in unfetched { faults.append(.unfetched, at: column) }

@@ -421,6 +421,26 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTr
     }
 }
 
+/// `model is Subclass`, on the model or a to-one: by the row's `_type` (see
+/// ``Schema/Entity/Hierarchy``).
+extension PredicateExpressions.TypeCheck: SQLTranslatable where Input: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
+        try translator.isKind(try input.sql(in: &translator), of: Desired.self)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) { input.collect(into: &leaves) }
+}
+
+/// `model as? Subclass`: the row when its `_type` is the subclass's, else nil; a property of the
+/// cast (`($0 as? BusinessTrip)?.perdiem`) is the subclass's column.
+extension PredicateExpressions.ConditionalCast: SQLTranslatable where Input: SQLTranslatable {
+    func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
+        try translator.cast(try input.sql(in: &translator), to: Desired.self)
+    }
+
+    func collect(into leaves: inout PredicateLeaves) { input.collect(into: &leaves) }
+}
+
 extension PredicateExpressions.NilCoalesce: SQLTranslatable where LHS: SQLTranslatable, RHS: SQLTranslatable {
     func sql(in translator: inout PredicateSQL) throws -> PredicateTerm {
         PredicateTerm.compose(

@@ -34,7 +34,7 @@ struct PredicateSQL {
     static func condition<T: PersistentModel>(
         for predicate: Predicate<T>, entity: Schema.Entity, dialect: SQLDialect = .sqlite
     ) throws -> PredicateTerm {
-        try condition(for: predicate, input: { .row(of: entity, qualifier: entity.sql.table) }, dialect: dialect, cache: entity.translations)
+        try condition(for: predicate, input: { .row(of: entity, qualifier: entity.sql.alias) }, dialect: dialect, cache: entity.translations)
     }
 
     /// The `WHERE` condition for `predicate` over a table that is not a model's (the history's),
@@ -119,7 +119,7 @@ struct PredicateSQL {
         case .row(let entity, let qualifier)?:
             // An ephemeral property has no column, an external one may hold a file name: predicates on them run in Swift.
             guard let index = entity.column(for: keyPath), entity.isQueryable(index) else { throw Untranslatable(keyPath) }
-            let text = qualifier == entity.sql.table ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
+            let text = qualifier == entity.sql.alias ? entity.sql.qualifiedColumns[index] : "\(qualifier).\(entity.sql.columns[index])"
             var column = PredicateTerm(text)
             column.traits = entity.storageTraits[index]
             if let relationship = entity.relationshipsByColumn[index] {
@@ -147,6 +147,54 @@ struct PredicateSQL {
         default:
             throw Untranslatable(keyPath)
         }
+    }
+
+    /// Whether the model `base` stands for is of class `type` (or a subclass of it), by its
+    /// row's `_type`; nil stays nil. A class outside the model's hierarchy does not translate.
+    mutating func isKind(_ base: PredicateTerm, of type: Any.Type) throws -> PredicateTerm {
+        let (entity, desired) = try entities(of: base, castTo: type)
+        guard desired.superentity != nil, !Schema.isKind(entity.type, of: desired.type) else {
+            return .condition("($0 IS NOT NULL)", base)
+        }
+        let names = PredicateTerm("(" + desired.typeNames.map(\.sqlLiteral).joined(separator: ", ") + ")")
+        return .condition("($0 IN $1)", try typeColumn(of: base, in: entity), names)
+    }
+
+    /// The model `base` stands for as class `type`, or nil when it is of another class: the
+    /// same row, whose columns are then the subclass's.
+    mutating func cast(_ base: PredicateTerm, to type: Any.Type) throws -> PredicateTerm {
+        let (_, desired) = try entities(of: base, castTo: type)
+        var cast = PredicateTerm.compose("(CASE WHEN $0 THEN $1 END)", try isKind(base, of: type), base)
+        cast.reference = switch base.reference {
+        case .row(_, let qualifier)?: .row(desired, qualifier: qualifier)
+        default: .key(of: desired)
+        }
+        return cast
+    }
+
+    /// The entity of the model `base` stands for, and that of its class `type`, which must be
+    /// of the same hierarchy.
+    private func entities(of base: PredicateTerm, castTo type: Any.Type) throws -> (Schema.Entity, Schema.Entity) {
+        let entity: Schema.Entity
+        switch base.reference {
+        case .row(let row, _)?: entity = row
+        case .key(let target)?: entity = target
+        default: throw Untranslatable("a type check of something other than a model")
+        }
+        guard let desired = (entity.hierarchy?.entities ?? [entity]).first(where: { $0.type == type }) else {
+            throw Untranslatable("a type check against \(type), which is not a model class of \(entity.name)'s hierarchy")
+        }
+        return (entity, desired)
+    }
+
+    /// The `_type` of the row `base` stands for: a column of it, or a lookup by its key.
+    private mutating func typeColumn(of base: PredicateTerm, in entity: Schema.Entity) throws -> PredicateTerm {
+        let type = Schema.Entity.Hierarchy.quotedTypeColumn
+        if case .row(_, let qualifier)? = base.reference { return PredicateTerm("\(qualifier).\(type)") }
+        let alias = newAlias()
+        return PredicateTerm.compose(
+            "(SELECT $2.$3 FROM $1 AS $2 WHERE $2.$4 = $0)", base, PredicateTerm(entity.sql.table), PredicateTerm(alias),
+            PredicateTerm(type), PredicateTerm(TableSQL.quotedPrimaryKey))
     }
 
     /// `EXISTS` over the targets of a to-many, with `variable` standing for each target row.

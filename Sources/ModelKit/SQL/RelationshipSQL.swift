@@ -30,6 +30,12 @@ enum RelationshipSQL {
         if let count {
             return [filtered(table, by: "\(pk) IN \(list(count))")]
         }
+        // A subclass's rows are those of its classes, and its condition names them by the
+        // entity's name: the rows to delete are selected from its source.
+        if entity.sql.isFiltered {
+            let selected = "SELECT \(pk) FROM \(entity.sql.source)" + (condition.map { " WHERE \($0)" } ?? "")
+            return [filtered(table, by: "\(pk) IN (\(selected))")]
+        }
         guard let condition else {
             // SQLite truncates a table on a bare DELETE: the keys are read first. Elsewhere one
             // DELETE returns them, in one round trip.
@@ -59,7 +65,7 @@ enum RelationshipSQL {
             return "SELECT \(column) FROM \(entity.sql.table) WHERE \(pk) IN \(list(count)) AND \(column) IS NOT NULL"
         case .inverseForeignKey:
             let column = target.sql.columns[relationship.inverse!.column]
-            return "SELECT \(pk) FROM \(target.sql.table) WHERE \(column) IN \(list(count))"
+            return "SELECT \(pk) FROM \(target.sql.source) WHERE \(column) IN \(list(count))"
         case .joinTable(let name, let ownerColumn, let targetColumn):
             return "SELECT \(targetColumn.quotedIdentifier) FROM \(name.quotedIdentifier) WHERE \(ownerColumn.quotedIdentifier) IN \(list(count))"
         }
@@ -124,14 +130,14 @@ enum RelationshipSQL {
         switch relationship.storage {
         case .joinTable(let name, let ownerColumn, let targetColumn):
             let columns = target.sql.selectList(qualifiedBy: "t")
-            return "SELECT \(columns), \"j\".\(ownerColumn.quotedIdentifier) FROM \(target.sql.table) AS \"t\" "
+            return "SELECT \(columns), \"j\".\(ownerColumn.quotedIdentifier) FROM \(target.sql.source(as: "t")) "
                 + "JOIN \(name.quotedIdentifier) AS \"j\" ON \"j\".\(targetColumn.quotedIdentifier) = \"t\".\(pk) "
                 + "WHERE \(owned(by: "\"j\".\(ownerColumn.quotedIdentifier)")) ORDER BY \"t\".\(pk)"
         default:
             let foreignKey = target.sql.columns[relationship.inverse!.column]
             // By owner, then key: the order the key column's index gives, so nothing is sorted, and
             // each owner's targets still come in key order.
-            return "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.table) "
+            return "SELECT \(target.sql.selectList(qualifiedBy: nil)), \(foreignKey) FROM \(target.sql.source) "
                 + "WHERE \(owned(by: foreignKey)) ORDER BY \(foreignKey), \(pk)"
         }
     }

@@ -54,4 +54,9 @@ extension String {
         quoted.append("\"")
         return quoted
     }
+
+    /// The string as a quoted SQL string literal.
+    var sqlLiteral: String {
+        "'" + replacingOccurrences(of: "'", with: "''") + "'"
+    }
 }

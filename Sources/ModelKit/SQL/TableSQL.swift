@@ -1,21 +1,46 @@
 /// The SQL for one entity's table, generated once per schema. The primary key column is `_pk`;
 /// property columns follow in schema order. A to-many has no column: selects read `NULL` in its
 /// place, so that property `i` is still result column `i + 1`.
+///
+/// The entities of a class hierarchy share the root's table (see ``Schema/Entity/Hierarchy``):
+/// their selects read the hierarchy's columns and `_type`, a subclass's from only its classes'
+/// rows, and their inserts write their class's name to `_type`.
 struct TableSQL: Sendable {
     static let primaryKey = "_pk"
     static let quotedPrimaryKey = primaryKey.quotedIdentifier
+
+    /// What a hierarchy's entity shares with the others, and what sets it apart.
+    struct HierarchyLayout: Sendable {
+        /// The shared table's name, unquoted: the root entity's.
+        let table: String
+        /// The shared table's properties, in select-list order.
+        let properties: [Schema.PropertyMetadata]
+        /// The entity's own `_type` value.
+        let typeName: String
+        /// The `_type` values of the entity's rows; nil for the root, which reads every row.
+        let typeFilter: [String]?
+    }
 
     /// The quoted table name.
     let table: String
     /// The table name, unquoted.
     let name: String
+    /// What selects read from: the table, or the rows of a subclass's classes under the
+    /// entity's name.
+    let source: String
+    /// The quoted entity name, by which selects' conditions name the rows read: the table's
+    /// name, except for a subclass.
+    let alias: String
     /// The quoted column names, in property order.
     let columns: [String]
-    /// The same, qualified by the table name, as predicates refer to them.
+    /// The same, qualified by the entity's name, as predicates refer to them.
     let qualifiedColumns: [String]
     /// The indexes of the properties with a column in the table, in order.
     let storedColumns: [Int]
     private let properties: [Schema.PropertyMetadata]
+    /// The properties a select lists, and the table's: the entity's, or its hierarchy's.
+    private let selectedProperties: [Schema.PropertyMetadata]
+    private let hierarchy: HierarchyLayout?
     /// `SELECT _pk, <columns> FROM <table>`, the shape ``ModelRow`` reads.
     let select: String
     /// `SELECT _pk FROM <table>`.
@@ -55,19 +80,29 @@ struct TableSQL: Sendable {
     /// tombstone. Nil when the entity preserves nothing.
     let selectPreserved: String?
 
-    init(name: String, properties: [Schema.PropertyMetadata], uniqueConstraints: [[Schema.PropertyMetadata]]) {
+    init(
+        name entityName: String, properties: [Schema.PropertyMetadata], uniqueConstraints: [[Schema.PropertyMetadata]],
+        hierarchy: HierarchyLayout? = nil
+    ) {
+        let name = hierarchy?.table ?? entityName
         self.name = name
-        table = name.quotedIdentifier
+        let table = name.quotedIdentifier
+        self.table = table
+        self.hierarchy = hierarchy
         let columns = properties.map(\.name.quotedIdentifier)
         self.columns = columns
-        qualifiedColumns = columns.map { "\(name.quotedIdentifier).\($0)" }
+        alias = entityName.quotedIdentifier
+        qualifiedColumns = columns.map { "\(entityName.quotedIdentifier).\($0)" }
         self.properties = properties
+        selectedProperties = hierarchy?.properties ?? properties
         let storedColumns = properties.indices.filter { properties[$0].isStoredInTable }
         self.storedColumns = storedColumns
         let pk = Self.quotedPrimaryKey
-        select = "SELECT \(Self.selectList(properties, columns, qualifiedBy: nil)) FROM \(table)"
-        selectPrimaryKeys = "SELECT \(pk) FROM \(table)"
-        keyRange = "SELECT (SELECT min(\(pk)) FROM \(table)), (SELECT max(\(pk)) FROM \(table)), (SELECT count(*) FROM \(table))"
+        let source = hierarchy?.typeFilter == nil ? table : Self.source(table, hierarchy, as: entityName)
+        self.source = source
+        select = "SELECT \(Self.selectList(selectedProperties, typed: hierarchy != nil, qualifiedBy: nil)) FROM \(source)"
+        selectPrimaryKeys = "SELECT \(pk) FROM \(source)"
+        keyRange = "SELECT (SELECT min(\(pk)) FROM \(source)), (SELECT max(\(pk)) FROM \(source)), (SELECT count(*) FROM \(source))"
         let byRowsAndMark =
             "SELECT coalesce((SELECT max(\(pk)) FROM \(table)), 0), "
             + "coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = ?), 0)"
@@ -78,21 +113,23 @@ struct TableSQL: Sendable {
         self.preservedColumns = preservedColumns
         selectPreserved = preservedColumns.isEmpty
             ? nil : "SELECT \(([pk] + preservedColumns.map { columns[$0] }).joined(separator: ", ")) FROM \(table)"
-        let inserted = storedColumns.map { columns[$0] }
-        let placeholders = SQL.placeholders(inserted.count)
+        // A hierarchy's row names its class.
+        let typed = hierarchy.map { [(Schema.Entity.Hierarchy.quotedTypeColumn, $0.typeName.sqlLiteral)] } ?? []
+        let inserted = storedColumns.map { (columns[$0], "?") } + typed
+        let names = inserted.map(\.0).joined(separator: ", ")
+        let values = inserted.map(\.1).joined(separator: ", ")
         // A model with no stored property inserts a row of defaults.
-        let insert = inserted.isEmpty
-            ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(inserted.joined(separator: ", "))) VALUES (\(placeholders))"
+        let insert = inserted.isEmpty ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(names)) VALUES (\(values))"
         self.insert = insert
         insertReturningKey = insert + " RETURNING \(pk)"
-        let assignments = inserted.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let assignments = storedColumns.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
         let conflicts = uniqueConstraints.map { constraint in
             let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
             return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
         }
         upsert = conflicts.isEmpty ? nil : insert + conflicts.joined() + " RETURNING \(pk)"
         upsertPerConstraint = conflicts.map { insert + $0 + " RETURNING \(pk)" }
-        insertWithKey = "INSERT INTO \(table) (\(([pk] + inserted).joined(separator: ", "))) VALUES (\(SQL.placeholders(inserted.count + 1)))"
+        insertWithKey = "INSERT INTO \(table) (\(([pk] + inserted.map(\.0)).joined(separator: ", "))) VALUES (\((["?"] + inserted.map(\.1)).joined(separator: ", ")))"
         upsertWithKey = conflicts.isEmpty ? nil : insertWithKey + conflicts.joined() + " RETURNING \(pk)"
     }
 
@@ -108,8 +145,10 @@ struct TableSQL: Sendable {
 
     /// ``insertWithKey`` for `rows` rows in one statement.
     func insertWithKey(rows: Int) -> String {
-        let names = ([Self.quotedPrimaryKey] + storedColumns.map { columns[$0] }).joined(separator: ", ")
-        let row = "(\(SQL.placeholders(storedColumns.count + 1)))"
+        let typed = hierarchy.map { [(Schema.Entity.Hierarchy.quotedTypeColumn, $0.typeName.sqlLiteral)] } ?? []
+        let inserted = [(Self.quotedPrimaryKey, "?")] + storedColumns.map { (columns[$0], "?") } + typed
+        let names = inserted.map(\.0).joined(separator: ", ")
+        let row = "(\(inserted.map(\.1).joined(separator: ", ")))"
         return "INSERT INTO \(table) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
@@ -131,26 +170,57 @@ struct TableSQL: Sendable {
     /// The primary key and every column, as ``select`` lists them, optionally qualified by a
     /// table alias.
     /// With `placeholders`, the columns they name read as those constants instead.
-    func selectList(qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]) -> String {
-        Self.selectList(properties, columns, qualifiedBy: alias, replacing: placeholders)
+    /// What selects read from, under `alias`.
+    func source(as alias: String) -> String {
+        Self.source(table, hierarchy, as: alias)
     }
 
+    private static func source(_ table: String, _ hierarchy: HierarchyLayout?, as alias: String) -> String {
+        guard let names = hierarchy?.typeFilter else { return "\(table) AS \(alias.quotedIdentifier)" }
+        let types = names.map(\.sqlLiteral).joined(separator: ", ")
+        return "(SELECT * FROM \(table) WHERE \(Schema.Entity.Hierarchy.quotedTypeColumn) IN (\(types))) AS \(alias.quotedIdentifier)"
+    }
+
+    /// Whether selects read only some of the table's rows: the entity is a subclass.
+    var isFiltered: Bool { hierarchy?.typeFilter != nil }
+
+    /// A hierarchy's select list, `_type` last, is every class's columns: only an entity
+    /// outside a hierarchy replaces its columns with placeholders (see ``PartialFetch``).
+    func selectList(qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]) -> String {
+        Self.selectList(selectedProperties, typed: hierarchy != nil, qualifiedBy: alias, replacing: placeholders)
+    }
+
+    /// The number of columns ``select`` reads.
+    var selectedColumnCount: Int { selectedProperties.count + (hierarchy == nil ? 1 : 2) }
+
     private static func selectList(
-        _ properties: [Schema.PropertyMetadata], _ columns: [String], qualifiedBy alias: String?,
-        replacing placeholders: [Int: String] = [:]
+        _ properties: [Schema.PropertyMetadata], typed: Bool, qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]
     ) -> String {
         let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
         let selected = properties.indices.map { index in
-            placeholders[index] ?? (properties[index].isStoredInTable ? prefix + columns[index] : "NULL")
+            placeholders[index] ?? (properties[index].isStoredInTable ? prefix + properties[index].name.quotedIdentifier : "NULL")
         }
-        return ([prefix + quotedPrimaryKey] + selected).joined(separator: ", ")
+        let type = typed ? [prefix + Schema.Entity.Hierarchy.quotedTypeColumn] : []
+        return ([prefix + quotedPrimaryKey] + selected + type).joined(separator: ", ")
     }
 
-    /// `CREATE TABLE` with every column. Only for schemas whose property types can all be stored.
+    /// `CREATE TABLE` with every column: a hierarchy's, with `_type`, for its root. Only for
+    /// schemas whose property types can all be stored.
     func createTable(_ dialect: SQLDialect) -> String {
-        let definitions = [dialect.primaryKeyDefinition] + storedColumns.map { Self.columnDefinition(properties[$0], dialect) }
+        var definitions = [dialect.primaryKeyDefinition]
+            + selectedProperties.filter(\.isStoredInTable).map { Self.columnDefinition($0, dialect) }
+        if let hierarchy { definitions.append(Self.typeColumnDefinition(hierarchy.table, dialect)) }
         return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
     }
+
+    /// The `_type` column of a hierarchy whose root is `root`: rows stored before the root had
+    /// subclasses are the root's.
+    static func typeColumnDefinition(_ root: String, _ dialect: SQLDialect) -> String {
+        "\(Schema.Entity.Hierarchy.quotedTypeColumn) \(dialect.columnType(.text)) NOT NULL DEFAULT \(root.sqlLiteral)"
+    }
+
+    /// The properties of a hierarchy's table; empty outside a hierarchy.
+    var hierarchyProperties: [Schema.PropertyMetadata] { hierarchy == nil ? [] : selectedProperties }
 
     static func columnDefinition(_ property: Schema.PropertyMetadata, _ dialect: SQLDialect) -> String {
         "\(property.name.quotedIdentifier) \(dialect.columnType(property.codec!.affinity))"

@@ -116,6 +116,20 @@
     return value.filter { seen.insert(ObjectIdentifier($0)).inserted }
 }
 
+/// `value` as a subclass's initializer stores it: anything but a to-many as it is.
+@inlinable public func _modelKitInitialValue<Value>(_ value: Value) -> Value { value }
+
+/// A to-many as a subclass's initializer stores it: each model once.
+@inlinable public func _modelKitInitialValue<Target: PersistentModel>(_ value: [Target]) -> [Target] {
+    _modelKitRelationshipDistinct(value)
+}
+
+/// An optional to-many as a subclass's initializer stores it: each model once.
+@inlinable public func _modelKitInitialValue<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
+    guard let value else { return nil }
+    return _modelKitRelationshipDistinct(value)
+}
+
 extension ModelStorage {
     /// A value as the setter or initializer of a property that may be a relationship stores it: a
     /// to-many, optional or not, holds each model once; anything else as it is. The engine's own

@@ -15,7 +15,7 @@
 @attached(
     member, conformances: PersistentModel, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
     named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)),
-    named(_modelKitInclude(_:_:at:)))
+    named(_modelKitInclude(_:_:at:)), arbitrary)
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacro")
@@ -23,7 +23,7 @@ public macro Model() = #externalMacro(module: "ModelKitMacros", type: "ModelMacr
 /// Added by ``Model()`` to each persisted property. Not for direct use.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(_))
-public macro _PersistedProperty(column: Int) = #externalMacro(module: "ModelKitMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(column: Int, inSubclass: Bool = false) = #externalMacro(module: "ModelKitMacros", type: "PersistedPropertyMacro")
 
 /// Configures a persisted property: `@Attribute(.unique)` makes inserting a model whose value is
 /// already stored update the stored row instead; `originalName:` renames the column the property

@@ -48,7 +48,8 @@ extension PersistentModel {
     public static var _modelKitUniqueConstraints: [[AnyKeyPath]] { [] }
 
     /// The model's identifier: temporary until the model is first saved, permanent afterwards.
-    public var persistentModelID: PersistentIdentifier { _$modelKit.identifier(entityName: Self.entityName) }
+    /// It names the model's own class, whatever type it is reached through.
+    public var persistentModelID: PersistentIdentifier { _$modelKit.identifier(entityName: String(describing: type(of: self))) }
 
     /// Identifiable conformance: the ``persistentModelID``.
     public var id: PersistentIdentifier { persistentModelID }

@@ -73,7 +73,7 @@ extension Schema {
             }
         }
         for entity in entities {
-            for relationship in entity.orderedRelationships where relationship.inverse == nil {
+            for relationship in entity.orderedRelationships where relationship.inverse == nil && !entity.inherits(relationship) {
                 guard let target = relationship.target else { continue }
                 let candidates = target.orderedRelationships.filter { $0.target === entity && $0 !== relationship }
                 let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.properties[$0.column].keyPath == keyPath } }
@@ -88,7 +88,7 @@ extension Schema {
             }
         }
         for entity in entities {
-            for relationship in entity.orderedRelationships where relationship.isToMany {
+            for relationship in entity.orderedRelationships where relationship.isToMany && !entity.inherits(relationship) {
                 if let inverse = relationship.inverse, !inverse.isToMany {
                     relationship.storage = .inverseForeignKey
                 } else if let inverse = relationship.inverse, inverse.isToMany {
@@ -103,8 +103,18 @@ extension Schema {
                 }
             }
         }
+        // A subclass's inherited relationships are its superclass's: the same inverse (which
+        // points back at the superclass's) and storage.
         for entity in entities {
-            for relationship in entity.orderedRelationships {
+            guard let superentity = entity.superentity else { continue }
+            for relationship in entity.orderedRelationships where entity.inherits(relationship) {
+                let inherited = superentity.relationshipsByColumn[relationship.column]!
+                relationship.inverse = inherited.inverse
+                relationship.storage = inherited.storage
+            }
+        }
+        for entity in entities {
+            for relationship in entity.orderedRelationships where !entity.inherits(relationship) {
                 switch relationship.storage {
                 case .foreignKey where relationship.inverse == nil:
                     let column = entity.sql.columns[relationship.column]
@@ -124,6 +134,20 @@ extension Schema {
                 }
             }
         }
+        // A subclass's row is also its superclasses': what deleting one cleans up or checks
+        // includes theirs. Superclasses come first in the schema.
+        for entity in entities {
+            guard let superentity = entity.superentity else { continue }
+            entity.cleanupOnDelete = superentity.cleanupOnDelete + entity.cleanupOnDelete
+            entity.requiredReferences = superentity.requiredReferences + entity.requiredReferences
+        }
+    }
+}
+
+extension Schema.Entity {
+    /// Whether `relationship` is one the entity's class inherits from its superclass.
+    func inherits(_ relationship: RelationshipInfo) -> Bool {
+        relationship.column < (superentity?.properties.count ?? 0)
     }
 }
 

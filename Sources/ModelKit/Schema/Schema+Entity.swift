@@ -15,7 +15,20 @@ extension Schema {
         /// A `#Index` or `#Unique` key path that is not a persisted property, if any.
         let invalidKeyPath: AnyKeyPath?
         /// The entity's table statements.
-        let sql: TableSQL
+        var sql: TableSQL
+        /// The entity of the model's superclass, if the schema has it. Set with the schema.
+        var superentity: Schema.Entity?
+        /// The entities of the model's direct subclasses. Set with the schema.
+        var subentities: [Schema.Entity] = []
+        /// The class hierarchy whose table the entity shares, if it has a superclass or
+        /// subclasses. Set with the schema.
+        var hierarchy: Hierarchy?
+        /// The result column of each property in a select of the entity, in property order: the
+        /// property's index plus one, except in a hierarchy's shared select list. Set with the schema.
+        var resultColumns: [Int32]
+        /// The relationships whose initializers do not note a model they are given (a subclass's):
+        /// inserting a model links their inverses by looking at their values.
+        let unnotedRelationships: [RelationshipInfo]
         /// How each property is stored, in column order. Valid once the container has checked
         /// that every property's type can be stored.
         let columns: [Column]
@@ -87,6 +100,8 @@ extension Schema {
             }
             relationshipsByColumn = RelationshipsByColumn(relationships)
             orderedRelationships = relationships.compactMap { $0 }
+            unnotedRelationships = orderedRelationships.filter { !properties[$0.column].notesInitialValue }
+            resultColumns = properties.indices.map { Int32($0 + 1) }
             lazyRelationships = orderedRelationships.compactMap { relationship in
                 switch relationship.shape {
                 case .toMany: (relationship.column, true)
@@ -150,6 +165,10 @@ extension Schema {
         func isQueryable(_ index: Int) -> Bool {
             !properties[index].isEphemeral && !externalColumns.contains(index)
         }
+
+        /// The root of the entity's class hierarchy: the entity whose identity map slot and keys
+        /// its rows share. The entity itself outside a hierarchy.
+        var root: Schema.Entity { hierarchy?.root ?? self }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }

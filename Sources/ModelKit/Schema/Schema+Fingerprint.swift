@@ -6,6 +6,7 @@ extension Schema {
         var text = "modelkit-schema-1"
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             text += "|\(entity.name)"
+            if let superentity = entity.superentity { text += ":\(superentity.name)" }
             for property in entity.properties {
                 let codec = property.codec
                 text += ";\(property.name):\(codec?.storageKind ?? "?"):\(codec?.isOptional == true ? "?" : "")"

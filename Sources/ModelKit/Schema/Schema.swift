@@ -42,22 +42,23 @@ public final class Schema: @unchecked Sendable {
     private let entitiesByType: [ObjectIdentifier: Entity]
 
     /// A schema of the given model types and, as in SwiftData, of every model type they are
-    /// related to. Listing a type twice lists it once.
+    /// related to, and of their model superclasses. Listing a type twice lists it once.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         var seen = Set<ObjectIdentifier>()
         var entities: [Entity] = []
-        var pending = types
+        var pending = Schema.withSuperclasses(types)
         while !pending.isEmpty {
             let type = pending.removeFirst()
             guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
             let entity = Entity(type)
             entities.append(entity)
-            pending += entity.orderedRelationships.map(\.shape.target)
+            pending += Schema.withSuperclasses(entity.orderedRelationships.map { $0.shape.target })
         }
         self.entities = entities
         self.version = version
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        Schema.resolveHierarchies(of: entities, named: entitiesByType)
         Schema.resolveRelationships(of: entities, named: entitiesByType)
     }
 

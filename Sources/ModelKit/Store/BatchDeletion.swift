@@ -42,7 +42,11 @@ struct BatchDeletion {
             return try statement.int64s()
         }
         if followsRules {
-            try delete(keys, of: entity)
+            if entity.subentities.isEmpty {
+                try delete(keys, of: entity)
+            } else {
+                for (concrete, keys) in try byClass(keys, of: entity) { try delete(keys, of: concrete) }
+            }
             try checkRequiredReferences()
         } else {
             recordDeleted(keys, of: entity)
@@ -91,6 +95,22 @@ struct BatchDeletion {
             recordDeleted(removed, of: entity, tombstones: tombstones ?? [:])
         }
         for (target, keys) in cascades { try delete(keys, of: target) }
+    }
+
+    /// The rows under `keys` of `entity`, a class with subclasses, grouped by the class each
+    /// holds: each is deleted, and recorded, as a row of its own class.
+    private func byClass(_ keys: [Int64], of entity: Schema.Entity) throws -> [(Schema.Entity, [Int64])] {
+        guard let hierarchy = entity.hierarchy, !keys.isEmpty else { return [] }
+        let pk = TableSQL.quotedPrimaryKey
+        let select = "SELECT \(pk), \(Schema.Entity.Hierarchy.quotedTypeColumn) FROM \(entity.sql.table) "
+            + "WHERE \(connection.dialect.isAmongBoundKeys(pk).text)"
+        var groups: [ObjectIdentifier: (Schema.Entity, [Int64])] = [:]
+        for row in try connection.statement(select).rows([.keyArray(keys)]) {
+            guard case .integer(let key) = row[0] else { continue }
+            let concrete = if case .text(let name) = row[1] { hierarchy.entity(named: name) ?? entity } else { entity }
+            groups[ObjectIdentifier(concrete), default: (concrete, [])].1.append(key)
+        }
+        return Array(groups.values)
     }
 
     /// Throws if a required to-one without an inverse still points at a deleted row, once every

@@ -57,8 +57,12 @@ struct Migrator {
                     entity TEXT NOT NULL, property TEXT NOT NULL, type TEXT NOT NULL, optional INTEGER NOT NULL,
                     PRIMARY KEY (entity, property))
                 """)
-            for entity in schema.entities {
+            // A class hierarchy's table is its root's, migrated before its subclasses record theirs.
+            for entity in schema.entities where entity.superentity == nil {
                 try migrate(entity)
+            }
+            for entity in schema.entities where entity.superentity != nil {
+                try migrateSubclass(entity)
             }
             try setStoredValue("fingerprint", fingerprint)
             return identifier
@@ -88,8 +92,7 @@ struct Migrator {
         let existing = try columns(of: entity)
         guard !existing.isEmpty else {
             try connection.execute(table.createTable(dialect))
-            // Marks the table as ModelKit's, even for a model with no stored property.
-            try connection.statement(Self.recordProperty).run([.text(entity.name), .text(""), .text("entity"), .integer(0)])
+            try recordEntity(entity)
             for property in entity.properties { try record(property, of: entity) }
             try createIndexes(of: entity)
             return
@@ -102,6 +105,15 @@ struct Migrator {
         }
         let hasRows = try connection.statement("SELECT EXISTS (SELECT 1 FROM \(table.table))").rows()
             .first?.first == .integer(1)
+        // A hierarchy's table also holds its subclasses' columns, which rows of other classes
+        // leave NULL, and `_type`: adding a subclass to a model is a lightweight migration.
+        let subclassProperties = table.hierarchyProperties.dropFirst(entity.properties.count)
+        if entity.hierarchy != nil, !existing.contains(Schema.Entity.Hierarchy.typeColumn) {
+            try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.typeColumnDefinition(entity.name, dialect))")
+        }
+        for property in subclassProperties where property.isStoredInTable && !existing.contains(property.name) {
+            try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.columnDefinition(property, dialect))")
+        }
         for property in entity.properties {
             let codec = property.codec!
             if !property.isStoredInTable {
@@ -129,12 +141,35 @@ struct Migrator {
             }
             try record(property, of: entity)
         }
-        // Properties the model no longer has: their columns stay, their records go.
+        try forgetRemovedProperties(of: entity)
+        try createIndexes(of: entity)
+    }
+
+    /// Records a subclass's properties, its own and inherited, and makes its indexes: its
+    /// columns are in its root's table, which ``migrate(_:)`` brought in line. A column a
+    /// stored subclass property had is checked against its record, as the root's are.
+    private func migrateSubclass(_ entity: Schema.Entity) throws {
+        let recorded = try recordedTypes(of: entity)
+        try recordEntity(entity)
+        for property in entity.ownProperties where property.isStoredInTable {
+            try check(property, storedIn: property.name, against: recorded[property.name], of: entity)
+        }
+        for property in entity.properties { try record(property, of: entity) }
+        try forgetRemovedProperties(of: entity)
+        try createIndexes(of: entity)
+    }
+
+    /// Marks the entity's table as ModelKit's, even for a model with no stored property.
+    private func recordEntity(_ entity: Schema.Entity) throws {
+        try connection.statement(Self.recordProperty).run([.text(entity.name), .text(""), .text("entity"), .integer(0)])
+    }
+
+    /// Properties the model no longer has: their columns stay, their records go.
+    private func forgetRemovedProperties(of entity: Schema.Entity) throws {
         let current = entity.properties.map { SQLValue.text($0.name) }
         try connection.statement(
             "DELETE FROM \(Self.metadataTable) WHERE entity = ? AND property <> '' AND property NOT IN (\(SQL.placeholders(current.count)))"
         ).run([.text(entity.name)] + current)
-        try createIndexes(of: entity)
     }
 
     /// Whether the store holds exactly `schema`'s entities, with the same properties stored the
@@ -196,12 +231,15 @@ struct Migrator {
         if recorded.isOptional, !codec.isOptional {
             if let value = property.encodedDefault {
                 // Optional to required with a default: stored nils take the default.
+                // A subclass's column is its classes' only: other rows keep NULL.
+                let ofEntity = entity.sql.isFiltered
+                    ? " AND \(TableSQL.quotedPrimaryKey) IN (SELECT \(TableSQL.quotedPrimaryKey) FROM \(entity.sql.source))" : ""
                 try connection.statement(
-                    "UPDATE \(entity.name.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(column.quotedIdentifier) IS NULL"
+                    "UPDATE \(entity.sql.table) SET \(column.quotedIdentifier) = ? WHERE \(column.quotedIdentifier) IS NULL\(ofEntity)"
                 ).run([value])
             }
             let nulls = try connection.statement(
-                "SELECT COUNT(*) FROM \(entity.name.quotedIdentifier) WHERE \(column.quotedIdentifier) IS NULL"
+                "SELECT COUNT(*) FROM \(entity.sql.source) WHERE \(column.quotedIdentifier) IS NULL"
             ).rows().first?.first
             if let nulls, nulls != .integer(0) {
                 throw ModelKitError.incompatibleSchemaChange(
@@ -212,7 +250,7 @@ struct Migrator {
     }
 
     private func columns(of entity: Schema.Entity) throws -> Set<String> {
-        let rows = try connection.statement(dialect.columnNames).rows([.text(entity.name)])
+        let rows = try connection.statement(dialect.columnNames).rows([.text(entity.sql.name)])
         return Set(rows.compactMap { row in
             if case .text(let name) = row[0] { return name }
             return nil
@@ -264,23 +302,27 @@ struct Migrator {
         for index in entity.indexes {
             try connection.execute(table.createIndex(on: index, unique: false, dialect))
         }
-        try dropStaleIndexes(of: entity)
+        if entity.superentity == nil { try dropStaleIndexes(of: entity) }
     }
 
-    /// Drops the indexes ModelKit made for this entity that the schema no longer asks for: a
-    /// removed `.unique`, `#Unique` or `#Index` stops constraining the table.
+    /// Drops the indexes ModelKit made for this entity's table that the schema no longer asks
+    /// for: a removed `.unique`, `#Unique` or `#Index` stops constraining the table. A class
+    /// hierarchy's table keeps those of every class.
     private func dropStaleIndexes(of entity: Schema.Entity) throws {
         let table = entity.sql
-        var wanted = Set(entity.uniqueConstraints.map { table.indexName(on: $0, unique: true, dialect) })
-        wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false, dialect) })
-        for relationship in entity.orderedRelationships {
-            if case .foreignKey = relationship.storage {
-                wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false, dialect))
+        var wanted = Set<String>()
+        for entity in entity.hierarchy?.entities ?? [entity] {
+            wanted.formUnion(entity.uniqueConstraints.map { table.indexName(on: $0, unique: true, dialect) })
+            wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false, dialect) })
+            for relationship in entity.orderedRelationships {
+                if case .foreignKey = relationship.storage {
+                    wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false, dialect))
+                }
             }
         }
-        let existing = try connection.statement(dialect.indexNames).rows([.text(entity.name)])
+        let existing = try connection.statement(dialect.indexNames).rows([.text(table.name)])
         for case .text(let name)? in existing.map(\.first) where !wanted.contains(name) {
-            guard name.hasPrefix("\(entity.name)_"), name.hasSuffix("_unique") || name.hasSuffix("_index") else { continue }
+            guard name.hasPrefix("\(table.name)_"), name.hasSuffix("_unique") || name.hasSuffix("_index") else { continue }
             try connection.execute("DROP INDEX \(name.quotedIdentifier)")
         }
     }

@@ -35,6 +35,7 @@ struct RowKeyDispenser {
     /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` when the table has used the
     ///   largest key there is.
     mutating func next(for entity: Schema.Entity, in connection: Connection) throws -> (key: Int64, isSQLitesNext: Bool) {
+        let entity = entity.root  // a class hierarchy's rows share one table's keys
         if last >= next.count || next[last].entity !== entity {
             if let index = next.firstIndex(where: { $0.entity === entity }) {
                 last = index
@@ -53,6 +54,7 @@ struct RowKeyDispenser {
     /// Notes that the row ``next(for:in:)`` was last asked about took `key`: the next one comes
     /// after it.
     mutating func use(_ key: Int64, for entity: Schema.Entity) {
+        let entity = entity.root
         if next[last].entity !== entity, let index = next.firstIndex(where: { $0.entity === entity }) { last = index }
         guard let current = next[last].key, key >= current else { return }
         next[last].key = key < .max ? key + 1 : nil
