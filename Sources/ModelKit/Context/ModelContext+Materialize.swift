@@ -73,6 +73,7 @@ extension ModelContext {
     /// those rows did not change, so no refresh of theirs would, and a list with unsaved changes
     /// keeps them.
     func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
+        let row = row.concrete
         let storage = model._$modelKit
         guard !storage.isDeleted else { return }
         let entity = row.entity

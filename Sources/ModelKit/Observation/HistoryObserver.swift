@@ -62,7 +62,8 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         self.observedModels = observedModels
         self.authors = authors
         isolation = actor
-        entityNames = Set(observedModels.map { $0.entityName })
+        // A model class observes its subclasses too: their rows are its rows.
+        entityNames = Set(observedModels.flatMap { modelContainer.schema.entity(for: $0)?.typeNames ?? [$0.entityName] })
         context = ModelContext(modelContainer)
         tokens = try Self.startingTokens(historyTokens, in: context)
         let reference = WeakHistoryObserver()

@@ -54,14 +54,15 @@ final class ObserverSignal: @unchecked Sendable {
         return changes.filter { $0.isExternal || !$0.entityNames.isDisjoint(with: dependencies) }
     }
 
-    /// The entities whose saves can change the results: the element's, and when a predicate or
-    /// sort may follow relationships, every entity reachable through them.
+    /// The entities whose saves can change the results: the element's and its subclasses', and
+    /// when a predicate or sort may follow relationships, every entity reachable through them.
     static func dependencies<Element>(of entity: Schema.Entity, descriptor: FetchDescriptor<Element>) -> Set<String> {
-        var names: Set<String> = [entity.name]
+        var names = Set(entity.typeNames)
         guard descriptor.predicate != nil || !descriptor.sortBy.isEmpty else { return names }
         var queue = [entity]
         while let next = queue.popLast() {
             for relationship in next.orderedRelationships where names.insert(relationship.target.name).inserted {
+                names.formUnion(relationship.target.typeNames)
                 queue.append(relationship.target)
             }
         }

@@ -10,15 +10,16 @@ extension ResultsObserver {
         let plan = try modelContext.plan(for: descriptor)
         guard let order = plan.orderInMemory else { return false }
         let dependencies = signal.dependencies.withLock { $0 }
+        let results = Set(entity.typeNames)  // the rows of the element's class and its subclasses
         var saved = Set<Int64>()
         var deleted = Set<Int64>()
         for change in changes {
             for (name, keys) in change.inserted.merging(change.updated, uniquingKeysWith: +) where dependencies.contains(name) {
-                guard name == entity.name else { return false }
+                guard results.contains(name) else { return false }
                 saved.formUnion(keys)
             }
             for (name, keys) in change.deleted where dependencies.contains(name) {
-                guard name == entity.name else { return false }
+                guard results.contains(name) else { return false }
                 deleted.formUnion(keys)
             }
         }

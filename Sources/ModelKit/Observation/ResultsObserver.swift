@@ -246,7 +246,9 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private func touches(_ changes: [StoreChange]) -> Bool {
         var saved = Set<Int64>()
         for change in changes {
-            for list in [change.inserted, change.updated, change.deleted] { saved.formUnion(list[entity.name] ?? []) }
+            for list in [change.inserted, change.updated, change.deleted] {
+                for name in entity.typeNames { saved.formUnion(list[name] ?? []) }
+            }
         }
         return !saved.isEmpty && keys.contains(where: saved.contains)
     }

@@ -122,7 +122,8 @@ struct TableSQL: Sendable {
         let insert = inserted.isEmpty ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(names)) VALUES (\(values))"
         self.insert = insert
         insertReturningKey = insert + " RETURNING \(pk)"
-        let assignments = storedColumns.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
+        // A conflict in a hierarchy makes the stored row the inserted model's class.
+        let assignments = (storedColumns.map { columns[$0] } + typed.map(\.0)).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let conflicts = uniqueConstraints.map { constraint in
             let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
             return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
