@@ -27,7 +27,7 @@ extension ModelContext {
         let entity = plan.entity
         // A class with subclasses deletes each row as its own class: by key, following rules.
         let followsRules =
-            !entity.subentities.isEmpty || !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
+            !entity.directSubentities.isEmpty || !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty || !entity.requiredReferences.isEmpty
             || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
             let reader = store.savesOnContextConnections ? try reader(of: link) : nil
@@ -80,7 +80,7 @@ extension ModelContext {
     private func deleteSteps<T: PersistentModel>(
         _ plan: FetchPlan, _ descriptor: FetchDescriptor<T>, includeSubclasses: Bool
     ) throws -> [DeleteStep] {
-        let exactly = !includeSubclasses && !plan.entity.subentities.isEmpty
+        let exactly = !includeSubclasses && !plan.entity.directSubentities.isEmpty
         guard plan.filtersInSQL else {
             let rowIDs = try fetch(descriptor).filter { !exactly || type(of: $0) == T.self }.compactMap { $0._$modelKit.rowID }
             return stride(from: 0, to: rowIDs.count, by: 500).flatMap { start in

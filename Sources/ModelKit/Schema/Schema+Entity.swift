@@ -1,6 +1,6 @@
 extension Schema {
     /// One model type: its table and its persisted properties.
-    public final class Entity: @unchecked Sendable, CustomStringConvertible {
+    public final class Entity: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// The entity's name, which is the class name and the table name.
         public let name: String
         /// The persisted properties, in column order.
@@ -16,10 +16,10 @@ extension Schema {
         let invalidKeyPath: AnyKeyPath?
         /// The entity's table statements.
         var sql: TableSQL
-        /// The entity of the model's superclass, if the schema has it. Set with the schema.
-        var superentity: Schema.Entity?
-        /// The entities of the model's direct subclasses. Set with the schema.
-        var subentities: [Schema.Entity] = []
+        /// The entity of the model's superclass, if the schema has it (iOS 26 class inheritance).
+        public internal(set) var superentity: Schema.Entity?
+        /// The entities of the model's direct subclasses, in schema order. Set with the schema.
+        var directSubentities: [Schema.Entity] = []
         /// The class hierarchy whose table the entity shares, if it has a superclass or
         /// subclasses. Set with the schema.
         var hierarchy: Hierarchy?
@@ -123,6 +123,12 @@ extension Schema {
             unfetchedPlaceholders = PartialFetch.placeholders(of: self)
         }
 
+        /// The entities of the model's direct subclasses.
+        public var subentities: Set<Schema.Entity> { Set(directSubentities) }
+
+        /// The name of the superclass's entity, if the model subclasses another.
+        public var superentityName: String? { superentity?.name }
+
         /// The stored properties that are not relationships, as SwiftData lists them.
         public var attributes: Set<Schema.Attribute> {
             Set(properties.filter { $0.relationshipShape == nil }.map { property in
@@ -174,5 +180,10 @@ extension Schema {
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
 
         public var description: String { name }
+
+        /// Entities are equal when they are the same entity.
+        public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
+
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
     }
 }

@@ -35,9 +35,9 @@ extension Schema {
         for entity in entities {
             guard let superclass = superModel(of: entity.type), let superentity = named[ObjectIdentifier(superclass)] else { continue }
             entity.superentity = superentity
-            superentity.subentities.append(entity)
+            superentity.directSubentities.append(entity)
         }
-        for root in entities where root.superentity == nil && !root.subentities.isEmpty {
+        for root in entities where root.superentity == nil && !root.directSubentities.isEmpty {
             let hierarchy = Entity.Hierarchy(root: root)
             for entity in hierarchy.entities { entity.join(hierarchy) }
         }
@@ -66,7 +66,7 @@ extension Schema.Entity {
             var entities: [Schema.Entity] = []
             func visit(_ entity: Schema.Entity) {
                 entities.append(entity)
-                entity.subentities.forEach(visit)
+                entity.directSubentities.forEach(visit)
             }
             visit(root)
             self.entities = entities
@@ -93,7 +93,7 @@ extension Schema.Entity {
 
     /// The entity's class and its subclasses' names: the `_type` values of its rows.
     var typeNames: [String] {
-        [name] + subentities.flatMap(\.typeNames)
+        [name] + directSubentities.flatMap(\.typeNames)
     }
 
     /// Joins `hierarchy`: the entity reads and writes the hierarchy's table, and a select of it

@@ -42,7 +42,7 @@ struct BatchDeletion {
             return try statement.int64s()
         }
         if followsRules {
-            if entity.subentities.isEmpty {
+            if entity.directSubentities.isEmpty {
                 try delete(keys, of: entity)
             } else {
                 for (concrete, keys) in try byClass(keys, of: entity) { try delete(keys, of: concrete) }
