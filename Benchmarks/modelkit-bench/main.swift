@@ -161,6 +161,7 @@ func run(_ options: Options) throws -> [CaseResult] {
     results += try partialFetchCases(rows: n, options: options)
     results += try observerCases(options: options)
     results += try hierarchyStorageCases(rows: n, options: options)
+    results += try hierarchyEngineCases(rows: n, options: options)
     let parents = n / 10
     results.appendIfPresent(
         try measure("relationship_insert", options) {

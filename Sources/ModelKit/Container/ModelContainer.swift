@@ -87,6 +87,12 @@ public final class ModelContainer: Sendable {
                     + "name is its table's name; rename one of them, or use them in separate containers")
         }
         for entity in schema.entities {
+            if let clash = entity.hierarchyColumnClash {
+                throw ModelKitError.invalidSchema(
+                    entity: entity.name,
+                    reason: "\(clash.property) is also a property of \(clash.other), of another type, and a class hierarchy's classes "
+                        + "share one table: rename one of them")
+            }
             if let keyPath = entity.invalidKeyPath {
                 throw ModelKitError.invalidSchema(
                     entity: entity.name, reason: "#Index or #Unique names \(keyPath), which is not a persisted property")

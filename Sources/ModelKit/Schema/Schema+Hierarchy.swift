@@ -91,6 +91,22 @@ extension Schema.Entity {
         properties[(superentity?.properties.count ?? 0)...]
     }
 
+    /// A property the entity declares that another class of its hierarchy declares too, stored
+    /// differently: the two would share one column. Nil when there is none; two classes that
+    /// declare a property alike share its column.
+    var hierarchyColumnClash: (property: String, other: String)? {
+        guard let hierarchy else { return nil }
+        for property in ownProperties {
+            for other in hierarchy.entities where other !== self {
+                guard let theirs = other.ownProperties.first(where: { $0.name == property.name }) else { continue }
+                if theirs.codec?.storageKind != property.codec?.storageKind || theirs.relationshipShape != nil || property.relationshipShape != nil {
+                    return (property.name, other.name)
+                }
+            }
+        }
+        return nil
+    }
+
     /// The entity's class and its subclasses' names: the `_type` values of its rows.
     var typeNames: [String] {
         [name] + directSubentities.flatMap(\.typeNames)

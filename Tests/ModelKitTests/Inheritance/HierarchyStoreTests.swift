@@ -157,3 +157,44 @@ enum VoyagesV2 {
         #expect(all.results.map(\.name) == ["Audit", "Reunion"])
     }
 }
+
+@Model class Gadget {
+    var name: String = ""
+    init() {}
+}
+
+// As in SwiftData, the macro's `required init` is a designated initializer: a subclass declares
+// its own initializers, whose inherited ones it no longer gets.
+@Model final class Phone: Gadget {
+    var size: Int = 6
+    override init() { super.init() }
+}
+
+@Model final class Tablet: Gadget {
+    var size: String = "large"
+    override init() { super.init() }
+}
+
+@Model final class Watch: Gadget {
+    var size: Int = 1
+    override init() { super.init() }
+}
+
+@Suite struct HierarchyColumnTests {
+    @Test func subclassesDeclaringOnePropertyAlikeShareItsColumn() throws {
+        let context = ModelContext(try inMemoryContainer(for: Gadget.self, Phone.self, Watch.self))
+        context.insert(Phone())
+        context.insert(Watch())
+        try context.save()
+        let sizes = try ModelContext(context.container).fetch(FetchDescriptor<Gadget>()).compactMap { ($0 as? Phone)?.size ?? ($0 as? Watch)?.size }
+        #expect(sizes.sorted() == [1, 6])
+    }
+
+    @Test func subclassesDeclaringOnePropertyOfTwoTypesGetAClearError() {
+        #expect {
+            try inMemoryContainer(for: Gadget.self, Phone.self, Tablet.self)
+        } throws: { error in
+            "\(error)".contains("size is also a property of") && "\(error)".contains("share one table")
+        }
+    }
+}
