@@ -1,6 +1,6 @@
 /// A stored row being loaded into a model: the engine passes it to the initializer ``Model()``
 /// generates. Column 0 is the primary key; property `i` is column `i + 1`, or in a class
-/// hierarchy's shared select list, the entity's ``Schema/Entity/resultColumns`` entry.
+/// hierarchy's shared select list, where the entity's result columns say.
 public struct ModelRow {
     let statement: Statement
     private(set) var entity: Schema.Entity
