@@ -3,7 +3,8 @@ import SwiftData
 import Testing
 
 // The models of Apple's "Adopting inheritance in SwiftData" and the queries of its WWDC25
-// session, compiled against `import SwiftData` alone.
+// session, compiled against `import SwiftData` alone. The DocC article *Class inheritance* shows
+// this code verbatim.
 enum SampleTrips {
     @Model class LivingAccommodation {
         var address: String

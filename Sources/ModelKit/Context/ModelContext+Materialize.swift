@@ -52,7 +52,8 @@ extension ModelContext {
             return model
         }
         // A row of a subclass is made as the subclass; the initializer is `required`.
-        let model = row.entity.type == T.self ? try T(_modelKitRow: row) : try (row.entity.type as! T.Type).init(_modelKitRow: row)
+        let model =
+            row.entity.type == T.self ? try T(_modelKitRow: row) : try (row.entity.type as! T.Type).init(_modelKitRow: row)
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity

@@ -113,24 +113,22 @@ struct TableSQL: Sendable {
         self.preservedColumns = preservedColumns
         selectPreserved = preservedColumns.isEmpty
             ? nil : "SELECT \(([pk] + preservedColumns.map { columns[$0] }).joined(separator: ", ")) FROM \(table)"
-        // A hierarchy's row names its class.
-        let typed = hierarchy.map { [(Schema.Entity.Hierarchy.quotedTypeColumn, $0.typeName.sqlLiteral)] } ?? []
-        let inserted = storedColumns.map { (columns[$0], "?") } + typed
-        let names = inserted.map(\.0).joined(separator: ", ")
-        let values = inserted.map(\.1).joined(separator: ", ")
+        let (names, values) = Self.inserted(storedColumns.map { columns[$0] }, hierarchy)
         // A model with no stored property inserts a row of defaults.
-        let insert = inserted.isEmpty ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(names)) VALUES (\(values))"
+        let insert = names.isEmpty ? "INSERT INTO \(table) DEFAULT VALUES" : "INSERT INTO \(table) (\(names)) VALUES (\(values))"
         self.insert = insert
         insertReturningKey = insert + " RETURNING \(pk)"
         // A conflict in a hierarchy makes the stored row the inserted model's class.
-        let assignments = (storedColumns.map { columns[$0] } + typed.map(\.0)).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let assigned = storedColumns.map { columns[$0] } + (hierarchy == nil ? [] : [Schema.Entity.Hierarchy.quotedTypeColumn])
+        let assignments = assigned.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let conflicts = uniqueConstraints.map { constraint in
             let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
             return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
         }
         upsert = conflicts.isEmpty ? nil : insert + conflicts.joined() + " RETURNING \(pk)"
         upsertPerConstraint = conflicts.map { insert + $0 + " RETURNING \(pk)" }
-        insertWithKey = "INSERT INTO \(table) (\(([pk] + inserted.map(\.0)).joined(separator: ", "))) VALUES (\((["?"] + inserted.map(\.1)).joined(separator: ", ")))"
+        let withKey = Self.inserted([pk] + storedColumns.map { columns[$0] }, hierarchy)
+        insertWithKey = "INSERT INTO \(table) (\(withKey.names)) VALUES (\(withKey.values))"
         upsertWithKey = conflicts.isEmpty ? nil : insertWithKey + conflicts.joined() + " RETURNING \(pk)"
     }
 
@@ -140,16 +138,14 @@ struct TableSQL: Sendable {
     /// Nil where the engine hands out keys.
     func reserveKeys(for dialect: SQLDialect) -> String? {
         guard dialect.batchesInserts else { return nil }
-        let literal = "'\(table.replacingOccurrences(of: "'", with: "''"))'"
+        let literal = table.sqlLiteral
         return "SELECT nextval(pg_get_serial_sequence(\(literal), '\(Self.primaryKey)')) FROM generate_series(1, ?)"
     }
 
     /// ``insertWithKey`` for `rows` rows in one statement.
     func insertWithKey(rows: Int) -> String {
-        let typed = hierarchy.map { [(Schema.Entity.Hierarchy.quotedTypeColumn, $0.typeName.sqlLiteral)] } ?? []
-        let inserted = [(Self.quotedPrimaryKey, "?")] + storedColumns.map { (columns[$0], "?") } + typed
-        let names = inserted.map(\.0).joined(separator: ", ")
-        let row = "(\(inserted.map(\.1).joined(separator: ", ")))"
+        let (names, values) = Self.inserted([Self.quotedPrimaryKey] + storedColumns.map { columns[$0] }, hierarchy)
+        let row = "(\(values))"
         return "INSERT INTO \(table) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
@@ -171,6 +167,18 @@ struct TableSQL: Sendable {
     /// The primary key and every column, as ``select`` lists them, optionally qualified by a
     /// table alias.
     /// With `placeholders`, the columns they name read as those constants instead.
+    /// The column list and values list of an insert of `columns`, each a parameter, and in a
+    /// hierarchy `_type`, which names the entity's class.
+    private static func inserted(_ columns: [String], _ hierarchy: HierarchyLayout?) -> (names: String, values: String) {
+        var names = columns
+        var values = Array(repeating: "?", count: columns.count)
+        if let hierarchy {
+            names.append(Schema.Entity.Hierarchy.quotedTypeColumn)
+            values.append(hierarchy.typeName.sqlLiteral)
+        }
+        return (names.joined(separator: ", "), values.joined(separator: ", "))
+    }
+
     /// What selects read from, under `alias`.
     func source(as alias: String) -> String {
         Self.source(table, hierarchy, as: alias)
