@@ -44,7 +44,7 @@ extension ModelContext {
     /// `refreshing`, a registered instance takes the row's values for the properties it has not
     /// changed itself.
     func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow, refreshing: Bool) throws -> T {
-        let row = row.concrete
+        if let row = row.asSubclass { return try materialize(type, row: row, refreshing: refreshing) }
         let key = RowKey(entity: row.entity, rowID: row.primaryKey)
         if let existing = registered[key] {
             let model = existing as! T
@@ -53,7 +53,7 @@ extension ModelContext {
         }
         // A row of a subclass is made as the subclass; the initializer is `required`.
         let model =
-            row.entity.type == T.self ? try T(_modelKitRow: row) : try (row.entity.type as! T.Type).init(_modelKitRow: row)
+            row.entity.isInHierarchy ? try (row.entity.type as! T.Type).init(_modelKitRow: row) : try T(_modelKitRow: row)
         let storage = model._$modelKit
         storage.rowID = key.rowID
         storage.entity = row.entity
@@ -74,7 +74,7 @@ extension ModelContext {
     /// those rows did not change, so no refresh of theirs would, and a list with unsaved changes
     /// keeps them.
     func refresh(_ model: some PersistentModel, from row: ModelRow) throws {
-        let row = row.concrete
+        if let row = row.asSubclass { return try refresh(model, from: row) }
         let storage = model._$modelKit
         guard !storage.isDeleted else { return }
         let entity = row.entity

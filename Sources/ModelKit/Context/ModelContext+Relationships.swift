@@ -146,8 +146,8 @@ extension ModelContext {
     /// outside a class hierarchy (whose classes share their root's slot).
     private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
         func visit<T: PersistentModel>(_ type: T.Type) {
-            registered.forEachModel(of: [ObjectIdentifier(entity.root)]) { object in
-                if entity.hierarchy == nil {
+            registered.forEachModel(of: [entity.rootIdentifier]) { object in
+                if !entity.isInHierarchy {
                     body(unsafeDowncast(object, to: T.self))
                 } else if let model = object as? T {
                     body(model)

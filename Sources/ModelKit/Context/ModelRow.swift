@@ -19,7 +19,7 @@ public struct ModelRow {
         if let relationship = entity.relationshipsByColumn[index] {
             return try relationshipValue(relationship, at: index) as! Value
         }
-        return try entity.decode(statement.column(entity.resultColumns[index]), at: index) as! Value
+        return try entity.decode(statement.column(resultColumn(of: index)), at: index) as! Value
     }
 
     private func relationshipValue(_ relationship: RelationshipInfo, at index: Int) throws -> Any {
@@ -74,7 +74,7 @@ public struct ModelRow {
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
         if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }
-        let value = statement.column(entity.resultColumns[index])
+        let value = statement.column(resultColumn(of: index))
         // An external value's row holds its file's name; a missing file stays a name, and the
         // property's decoding reports the mismatch.
         if !entity.externalColumns.isEmpty, case .text(let name) = value, entity.externalColumns.contains(index),
@@ -90,15 +90,26 @@ public struct ModelRow {
         entity.mismatch(value, at: index)
     }
 
+    /// The result column of the property at `index`; outside a hierarchy, found without reading
+    /// the entity's list (and counting a reference to it).
+    @usableFromInline
+    func resultColumn(of index: Int) -> Int32 {
+        entity.isInHierarchy ? entity.resultColumns[index] : Int32(index + 1)
+    }
+
     var primaryKey: Int64 {
         statement.int64(at: 0)
     }
 
-    /// The row as one of the class it holds: a row of a class hierarchy's select names its class.
-    var concrete: ModelRow {
-        guard entity.hierarchy != nil else { return self }
+    /// The row as one of the class it holds, when that is a subclass of the entity it was read
+    /// as: a row of a class hierarchy's select names its class in `_type`. Nil otherwise, so that
+    /// the common row is never copied.
+    var asSubclass: ModelRow? {
+        guard entity.isInHierarchy else { return nil }
+        let concrete = entity.concreteEntity(of: statement)
+        guard concrete !== entity else { return nil }
         var row = self
-        row.entity = entity.concreteEntity(of: statement)
+        row.entity = concrete
         return row
     }
 }

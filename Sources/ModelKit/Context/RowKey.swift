@@ -6,7 +6,7 @@ struct RowKey: Hashable {
     /// The key of the row under `rowID` of `entity`: a class hierarchy's entities share its
     /// root's keys, so a row has one key whichever class it is fetched as.
     init(entity: Schema.Entity, rowID: Int64) {
-        self.init(entity: ObjectIdentifier(entity.root), rowID: rowID)
+        self.init(entity: entity.rootIdentifier, rowID: rowID)
     }
 
     init(entity: ObjectIdentifier, rowID: Int64) {

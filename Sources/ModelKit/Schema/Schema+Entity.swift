@@ -22,7 +22,13 @@ extension Schema {
         var directSubentities: [Schema.Entity] = []
         /// The class hierarchy whose table the entity shares, if it has a superclass or
         /// subclasses. Set with the schema.
-        var hierarchy: Hierarchy?
+        var hierarchy: Hierarchy? {
+            didSet { (isInHierarchy, rootIdentifier) = (hierarchy != nil, ObjectIdentifier(root)) }
+        }
+        /// Whether ``hierarchy`` is set, and its root's identity: what each loaded row and each
+        /// identity-map lookup asks, read without a reference count.
+        private(set) var isInHierarchy = false
+        private(set) var rootIdentifier = ObjectIdentifier(Entity.self)  // the entity's own, once made
         /// The result column of each property in a select of the entity, in property order: the
         /// property's index plus one, except in a hierarchy's shared select list. Set with the schema.
         var resultColumns: [Int32]
@@ -121,6 +127,7 @@ extension Schema {
             ephemeralValues = ephemeral.isEmpty
                 ? nil : Dictionary(uniqueKeysWithValues: ephemeral.map { ($0, properties[$0].encodedDefault ?? .null) })
             unfetchedPlaceholders = PartialFetch.placeholders(of: self)
+            rootIdentifier = ObjectIdentifier(self)
         }
 
         /// The entities of the model's direct subclasses.

@@ -17,7 +17,9 @@ struct RowKeyDispenser {
     private var hasSequenceTable: Bool?
 
     private struct Next {
-        let entity: Schema.Entity
+        /// The entity whose table the keys are of: a hierarchy's root (its `rootIdentifier`).
+        let root: ObjectIdentifier
+        let table: TableSQL
         /// The next key; nil once the largest key there is went to a row.
         var key: Int64?
         /// Whether the key is the table's largest plus one, the key SQLite gives a row inserted
@@ -35,13 +37,14 @@ struct RowKeyDispenser {
     /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` when the table has used the
     ///   largest key there is.
     mutating func next(for entity: Schema.Entity, in connection: Connection) throws -> (key: Int64, isSQLitesNext: Bool) {
-        let entity = entity.root  // a class hierarchy's rows share one table's keys
-        if last >= next.count || next[last].entity !== entity {
-            if let index = next.firstIndex(where: { $0.entity === entity }) {
+        // A class hierarchy's rows share one table's keys: its root's.
+        let root = entity.rootIdentifier
+        if last >= next.count || next[last].root != root {
+            if let index = next.firstIndex(where: { $0.root == root }) {
                 last = index
             } else {
                 let (largest, isTablesOwn) = try largestKey(of: entity.sql, in: connection)
-                next.append(Next(entity: entity, key: largest < .max ? largest + 1 : nil, isSQLitesNext: isTablesOwn))
+                next.append(Next(root: root, table: entity.sql, key: largest < .max ? largest + 1 : nil, isSQLitesNext: isTablesOwn))
                 last = next.count - 1
             }
         }
@@ -54,8 +57,8 @@ struct RowKeyDispenser {
     /// Notes that the row ``next(for:in:)`` was last asked about took `key`: the next one comes
     /// after it.
     mutating func use(_ key: Int64, for entity: Schema.Entity) {
-        let entity = entity.root
-        if next[last].entity !== entity, let index = next.firstIndex(where: { $0.entity === entity }) { last = index }
+        let root = entity.rootIdentifier
+        if next[last].root != root, let index = next.firstIndex(where: { $0.root == root }) { last = index }
         guard let current = next[last].key, key >= current else { return }
         next[last].key = key < .max ? key + 1 : nil
     }
@@ -65,7 +68,7 @@ struct RowKeyDispenser {
         guard !next.isEmpty else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
         for entry in next {
-            try statement.run([.text(Self.markName(of: entry.entity.sql)), .text(String(entry.key.map { $0 - 1 } ?? .max))])
+            try statement.run([.text(Self.markName(of: entry.table)), .text(String(entry.key.map { $0 - 1 } ?? .max))])
         }
     }
 
