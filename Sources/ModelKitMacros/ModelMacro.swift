@@ -4,6 +4,10 @@ import SwiftSyntaxMacros
 /// `@Model`: makes a class persistent. It conforms the class to `PersistentModel`, routes each
 /// persisted property through `@_PersistedProperty`, and generates the schema (names, key paths,
 /// defaults and attributes) plus the initializer the engine uses to load a stored row.
+///
+/// On a subclass of a model (no conformance left to add), the generated members override the
+/// superclass's: its columns come after the superclass's, each function handles its own and
+/// passes the rest up, and the row initializer calls `super.init(_modelKitRow:)`.
 public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax,

@@ -12,6 +12,9 @@
 /// Every stored `var` persists unless marked ``Transient()``; computed properties do not. Persisted
 /// properties need a type annotation unless their default is a literal. The class keeps its own
 /// initializers, and becomes `Observable`.
+///
+/// A subclass of a model is a model too when it has `@Model`: its properties follow its
+/// superclass's, and its initializers call `super.init` (see <doc:ClassInheritance>).
 @attached(
     member, conformances: PersistentModel, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
     named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)),

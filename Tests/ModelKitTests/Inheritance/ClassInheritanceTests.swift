@@ -120,3 +120,28 @@ import Testing
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Excursion>()) == 0)
     }
 }
+
+/// Many rows of several classes in one save: the multi-row inserts PostgreSQL batches, and the
+/// keys the hierarchy's classes share.
+@Suite struct HierarchyBulkTests {
+    @Test(arguments: StoreKind.withPostgres)
+    func manyRowsOfEachClassInOneSaveKeepTheirClassesAndDistinctKeys(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(forTypes: excursionTypes)
+        let context = ModelContext(container)
+        for i in 0..<60 {
+            switch i % 3 {
+            case 0: context.insert(Excursion(name: "base \(i)", destination: "x"))
+            case 1: context.insert(BusinessExcursion(name: "business \(i)", destination: "x", perdiem: Double(i)))
+            default: context.insert(PersonalExcursion(name: "personal \(i)", destination: "x", reason: .wellness))
+            }
+        }
+        try context.save()
+        let fresh = ModelContext(container)
+        let all = try fresh.fetch(FetchDescriptor<Excursion>())
+        #expect(all.count == 60 && Set(all.map(\.persistentModelID)).count == 60)
+        #expect(all.filter { $0 is BusinessExcursion }.count == 20 && all.filter { $0 is PersonalExcursion }.count == 20)
+        #expect(try fresh.fetchIdentifiers(FetchDescriptor<BusinessExcursion>()).count == 20)
+        #expect(try fresh.fetch(FetchDescriptor<BusinessExcursion>(), batchSize: 7).map(\.perdiem).reduce(0, +) == 590)
+    }
+}
