@@ -164,9 +164,6 @@ struct TableSQL: Sendable {
         dialect.allowsSeveralConflictTargets ? upsert.map { [$0] } ?? [] : upsertPerConstraint
     }
 
-    /// The primary key and every column, as ``select`` lists them, optionally qualified by a
-    /// table alias.
-    /// With `placeholders`, the columns they name read as those constants instead.
     /// The column list and values list of an insert of `columns`, each a parameter, and in a
     /// hierarchy `_type`, which names the entity's class.
     private static func inserted(_ columns: [String], _ hierarchy: HierarchyLayout?) -> (names: String, values: String) {
@@ -193,8 +190,9 @@ struct TableSQL: Sendable {
     /// Whether selects read only some of the table's rows: the entity is a subclass.
     var isFiltered: Bool { hierarchy?.typeFilter != nil }
 
-    /// A hierarchy's select list, `_type` last, is every class's columns: only an entity
-    /// outside a hierarchy replaces its columns with placeholders (see ``PartialFetch``).
+    /// The primary key and every column, as ``select`` lists them (a hierarchy's every class's,
+    /// then `_type`), optionally qualified by a table alias. With `placeholders`, the columns
+    /// they name read as those constants instead, outside a hierarchy (see ``PartialFetch``).
     func selectList(qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]) -> String {
         Self.selectList(selectedProperties, typed: hierarchy != nil, qualifiedBy: alias, replacing: placeholders)
     }
