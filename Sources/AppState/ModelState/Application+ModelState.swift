@@ -97,10 +97,10 @@ extension Application {
             let container = app[keyPath: container].value
             let key = "ModelState/\(ObjectIdentifier(container))/\(Model.self)"
             let slot = app.cache.slot(key)
-            var signal = slot.value(key: key) { ModelChangeSignal(container: container, entityName: String(describing: Model.self)) }
+            var signal = slot.value(key: key) { ModelChangeSignal(container: container, model: Model.self) }
             if !signal.observes(container) {
                 // A released container's address was reused: listen to the new one.
-                signal = ModelChangeSignal(container: container, entityName: String(describing: Model.self))
+                signal = ModelChangeSignal(container: container, model: Model.self)
                 slot.set(signal)
             }
             signal.access()

@@ -6,7 +6,8 @@ import SwiftData
 import Synchronization
 #endif
 
-/// Tells Observation when a save through one container touches one model type.
+/// Tells Observation when a save through one container touches one model type (or one of its
+/// subclasses, whose rows are also its rows).
 ///
 /// ``Application/ModelState/models`` registers a read of the signal; the signal listens for
 /// `ModelContext.didSave` from any context of its container and reports a change when the saved
@@ -18,15 +19,16 @@ final class ModelChangeSignal: Observable, @unchecked Sendable {
     private let registrar = ObservationRegistrar()
     private var observer: (any NSObjectProtocol)?
     private weak var container: ModelContainer?
-    private let entityName: String
+    private let entityNames: Set<String>
     #if !canImport(Darwin)
     /// Watches the store for other processes' commits, from a read until the next change.
     private let watch = Mutex<StoreObservation?>(nil)
     #endif
 
-    init(container: ModelContainer, entityName: String) {
+    init<Model: PersistentModel>(container: ModelContainer, model: Model.Type) {
         self.container = container
-        self.entityName = entityName
+        let entityNames = Self.entityNames(of: Model.self, in: container.schema)
+        self.entityNames = entityNames
         let keys = [
             ModelContext.NotificationKey.insertedIdentifiers,
             ModelContext.NotificationKey.updatedIdentifiers,
@@ -39,10 +41,20 @@ final class ModelChangeSignal: Observable, @unchecked Sendable {
             else { return }
             let info = notification.userInfo ?? [:]
             let touched = keys.contains { key in
-                (info[key] as? [PersistentIdentifier])?.contains { $0.entityName == entityName } ?? false
+                (info[key] as? [PersistentIdentifier])?.contains { entityNames.contains($0.entityName) } ?? false
             }
             if touched { changed() }
         }
+    }
+
+    /// The entity names of `model` and of its subclasses in `schema`.
+    private static func entityNames<Model: PersistentModel>(of model: Model.Type, in schema: Schema) -> Set<String> {
+        var names: Set<String> = [String(describing: Model.self)]
+        var pending = schema.entities.filter { names.contains($0.name) }
+        while let entity = pending.popLast() {
+            for subentity in entity.subentities where names.insert(subentity.name).inserted { pending.append(subentity) }
+        }
+        return names
     }
 
     deinit {
@@ -60,9 +72,9 @@ final class ModelChangeSignal: Observable, @unchecked Sendable {
         #if !canImport(Darwin)
         watch.withLock { watch in
             guard watch == nil, let container else { return }
-            let entityName = entityName
+            let observed = entityNames
             watch = container.observeStoreChanges { [weak self] entityNames in
-                if entityNames.contains(entityName) { self?.changed() }
+                if !entityNames.isDisjoint(with: observed) { self?.changed() }
             }
         }
         #endif
