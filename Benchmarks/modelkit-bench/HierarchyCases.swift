@@ -56,14 +56,7 @@ func hierarchyEngineCases(rows n: Int, options: Options) throws -> [CaseResult] 
         }
     }
     func raw(_ body: (HierarchyStore) -> Int) throws -> Double {
-        try withTemporaryDirectory { directory in
-            let store = HierarchyStore(path: directory.appendingPathComponent("single.sqlite").path, design: .single)
-            store.insert(n)
-            var found = 0
-            let elapsed = seconds { found = body(store) }
-            precondition(found > 0, "nothing read")
-            return elapsed
-        }
+        try timedRead(of: .single, rows: n, body)
     }
     results.appendIfPresent(
         try measureAlternating("hierarchy_engine_fetch_base", options) {

@@ -23,14 +23,7 @@ func hierarchyStorageCases(rows n: Int, options: Options) throws -> [CaseResult]
     guard options.wants("hierarchy_fetch_base", "hierarchy_fetch_subclass", "hierarchy_insert") else { return [] }
     var results: [CaseResult] = []
     func timed(_ design: HierarchyDesign, _ body: (HierarchyStore) -> Int) throws -> Double {
-        try withTemporaryDirectory { directory in
-            let store = HierarchyStore(path: directory.appendingPathComponent("\(design).sqlite").path, design: design)
-            store.insert(n)
-            var found = 0
-            let elapsed = seconds { found = body(store) }
-            precondition(found > 0, "nothing read")
-            return elapsed
-        }
+        try timedRead(of: design, rows: n, body)
     }
     results.appendIfPresent(
         try measureAlternating("hierarchy_fetch_base", options) {
@@ -57,6 +50,19 @@ func hierarchyStorageCases(rows n: Int, options: Options) throws -> [CaseResult]
             }
         })
     return results
+}
+
+/// The seconds `body` takes to read a store of `design` holding `n` trips; it returns how many
+/// it read, which must be some.
+func timedRead(of design: HierarchyDesign, rows n: Int, _ body: (HierarchyStore) -> Int) throws -> Double {
+    try withTemporaryDirectory { directory in
+        let store = HierarchyStore(path: directory.appendingPathComponent("\(design).sqlite").path, design: design)
+        store.insert(n)
+        var found = 0
+        let elapsed = seconds { found = body(store) }
+        precondition(found > 0, "nothing read")
+        return elapsed
+    }
 }
 
 enum HierarchyDesign { case single, joined }

@@ -94,6 +94,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 members.append("private static var \(raw: firstColumn.split(separator: ".").last!): Int { 0 }")
             }
         }
+        members += indexLists(of: classDecl, typeName: typeName, isSubclass: superclass != nil, isFinal: isFinal)
         func function(_ signature: String, _ cases: [String]) -> DeclSyntax {
             """
             public \(raw: override)func \(raw: signature) {
@@ -120,6 +121,23 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
         ]
+    }
+
+    /// `_modelKitIndexes` and `_modelKitUniqueConstraints`, from the class's `#Index` and
+    /// `#Unique`: a class that may have subclasses declares them as `class var`, and a subclass
+    /// adds its own to its superclass's.
+    private static func indexLists(of classDecl: ClassDeclSyntax, typeName: String, isSubclass: Bool, isFinal: Bool) -> [DeclSyntax] {
+        let declared = classDecl.memberBlock.members.compactMap(IndexMacro.declaration)
+        return [false, true].compactMap { unique -> DeclSyntax? in
+            let requirement = unique ? "_modelKitUniqueConstraints" : "_modelKitIndexes"
+            let own = declared.filter { $0.isUnique == unique }
+            guard !own.isEmpty || (!isSubclass && !isFinal) else { return nil }
+            let kind = isSubclass ? "override class" : isFinal ? "static" : "class"
+            let lists = own.map { "[\($0.groups.joined(separator: ", "))] as [[PartialKeyPath<\($0.model)>]]" }
+                + (isSubclass ? ["super.\(requirement)"] : [])
+            let body = lists.isEmpty ? "[]" : lists.map { "(\($0) as [[AnyKeyPath]])" }.joined(separator: " + ")
+            return "public \(raw: kind) var \(raw: requirement): [[AnyKeyPath]] { \(raw: body) }"
+        }
     }
 
     public static func expansion(

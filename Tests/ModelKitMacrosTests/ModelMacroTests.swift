@@ -258,16 +258,34 @@ import Testing
 }
 
 @Suite struct IndexMacroTests {
-    @Test func indexExpandsToAStaticListOfKeyPathGroups() {
-        let result = expand("#Index<Trip>([\\.name], [\\.start, \\.end])", with: ["Index": IndexMacro.self])
+    @Test func modelListsTheKeyPathGroupsOfItsIndexAndUniqueDeclarations() {
+        let macros: [String: any SwiftSyntaxMacros.Macro.Type] = [
+            "Model": ModelMacro.self, "Index": IndexMacro.self, "Unique": IndexMacro.self,
+        ]
+        let result = expand(
+            """
+            @Model final class Trip {
+                #Index<Trip>([\\.name], [\\.start, \\.end])
+                var name: String = ""
+            }
+            """, with: macros)
         #expect(result.diagnostics.isEmpty)
-        #expect(
-            result.source == """
-                public static var _modelKitIndexes: [[AnyKeyPath]] {
-                    let groups: [[PartialKeyPath<Trip>]] = [[\\.name], [\\.start, \\.end]]
-                    return groups
-                }
-                """)
+        #expect(result.source.contains(
+            "public static var _modelKitIndexes: [[AnyKeyPath]] {\n        ([[\\.name], [\\.start, \\.end]] as [[PartialKeyPath<Trip>]] as [[AnyKeyPath]])"),
+            "\(result.source)")
+        #expect(!result.source.contains("_modelKitUniqueConstraints"), "a final class without #Unique keeps the protocol's empty list")
+    }
+
+    @Test func aSubclassAddsItsIndexesToItsSuperclasses() {
+        let macros: [String: any SwiftSyntaxMacros.Macro.Type] = ["Model": ModelMacro.self, "Index": IndexMacro.self]
+        let base = expand("@Model class Trip { var name: String = \"\" }", with: macros)
+        #expect(base.source.contains("public class var _modelKitIndexes: [[AnyKeyPath]] {\n        []"), "\(base.source)")
+        let subclass = expand(
+            "@Model final class BusinessTrip: Trip {\n    #Index<BusinessTrip>([\\.perdiem])\n    var perdiem: Double = 0\n}",
+            with: macros, inheritingConformances: true)
+        #expect(subclass.source.contains(
+            "public override class var _modelKitIndexes: [[AnyKeyPath]] {\n        ([[\\.perdiem]] as [[PartialKeyPath<BusinessTrip>]] as [[AnyKeyPath]]) + (super._modelKitIndexes as [[AnyKeyPath]])"),
+            "\(subclass.source)")
     }
 
     @Test func uniqueWithoutAModelTypeGetsAClearDiagnostic() {

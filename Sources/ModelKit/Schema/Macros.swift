@@ -62,13 +62,13 @@ public macro Transient() = #externalMacro(module: "ModelKitMacros", type: "Marke
 
 /// Declares indexes on a model, inside its class: `#Index<Trip>([\.name], [\.start, \.end])`
 /// creates one index per array of key paths, on new and existing stores.
-@freestanding(declaration, names: named(_modelKitIndexes))
+@freestanding(declaration)
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
 
 /// Declares compound unique constraints on a model, inside its class:
 /// `#Unique<Trip>([\.name, \.start])`. Inserting a model whose values for one of the arrays are
 /// already stored updates the stored row, as `@Attribute(.unique)` does.
-@freestanding(declaration, names: named(_modelKitUniqueConstraints))
+@freestanding(declaration)
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
 
 /// Makes an actor a model actor, as in SwiftData: it gets `modelContainer`, a `modelExecutor`

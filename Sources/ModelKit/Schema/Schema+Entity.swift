@@ -77,8 +77,17 @@ extension Schema {
             temporaryScope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: nil, isTemporary: true)
             let properties = type.schemaMetadata
             self.properties = properties
-            let columnsByKeyPath = Dictionary(
+            var columnsByKeyPath = Dictionary(
                 properties.enumerated().map { ($0.element.keyPath, $0.offset) }, uniquingKeysWith: { first, _ in first })
+            // A subclass's inherited properties also answer to its superclasses' key paths
+            // (`\Trip.name` for `\BusinessTrip.name`), which their `#Index` and `#Unique` name.
+            var ancestor = Schema.superModel(of: type)
+            while let superclass = ancestor {
+                for (index, property) in superclass.schemaMetadata.enumerated() where columnsByKeyPath[property.keyPath] == nil {
+                    columnsByKeyPath[property.keyPath] = index
+                }
+                ancestor = Schema.superModel(of: superclass)
+            }
             self.columnsByKeyPath = columnsByKeyPath
             var invalidKeyPath: AnyKeyPath?
             func resolve(_ groups: [[AnyKeyPath]]) -> [[PropertyMetadata]] {

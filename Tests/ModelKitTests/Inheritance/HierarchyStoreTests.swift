@@ -198,3 +198,46 @@ enum VoyagesV2 {
         }
     }
 }
+
+@Model class IndexedBase {
+    #Index<IndexedBase>([\.name])
+    #Unique<IndexedBase>([\.name, \.serial])
+    var serial: Int = 0
+    var name: String = ""
+    init() {}
+}
+
+@Model final class IndexedSub: IndexedBase {
+    #Index<IndexedSub>([\.rank])
+    #Unique<IndexedSub>([\.code])
+    var rank: Int = 0
+    var code: String = UUID().uuidString
+    override init() { super.init() }
+}
+
+@Suite struct HierarchyIndexTests {
+    @Test(arguments: StoreKind.sharedStores)
+    func theIndexesAndUniqueConstraintsOfEveryClassConstrainTheSharedTable(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: IndexedBase.self, IndexedSub.self)
+        let context = ModelContext(container)
+        let first = IndexedSub()
+        first.name = "a"
+        context.insert(first)
+        try context.save()
+        let again = IndexedSub()  // the same name and serial: #Unique of the root class upserts it
+        again.name = "a"
+        again.rank = 5
+        context.insert(again)
+        try context.save()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<IndexedSub>()).map(\.rank) == [5])
+        let indexes = try kind == .postgres
+            ? store.sql("SELECT indexname FROM pg_indexes WHERE tablename = 'IndexedBase' ORDER BY 1")
+            : store.sql("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'IndexedBase' AND name NOT LIKE 'sqlite_%' ORDER BY 1")
+        let names = indexes.map { $0[0] }
+        #expect(names.contains { $0.contains("rank") && $0.hasSuffix("_index") })
+        #expect(names.contains { $0.contains("code") && $0.hasSuffix("_unique") })
+        #expect(names.contains { $0.contains("name_serial") && $0.hasSuffix("_unique") })
+    }
+}
