@@ -56,34 +56,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let writes = related.map { index, property in
             "case \(index): if let value = _modelKitRelationshipValue(holding: models, as: Swift.type(of: _\(property.name))) { self.\(property.name) = value }"
         } + [fallback("super._modelKitSet(models, at: column)", root: "break")]
-        // A class that may have subclasses describes its properties with key paths rooted at the
-        // class it is called on, so that a subclass's entity finds inherited properties by its own
-        // key paths (`\BusinessTrip.name`, not `\Trip.name`).
         let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
-        let root = isFinal ? typeName : "Root"
         let lookInheritance = PersistedProperty.mayBeSubclass(classDecl)
-        let metadata = properties.map { property in
-            var arguments = "name: \"\(property.name)\", keyPath: \\\(root).\(property.name)"
-            if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
-            if let attribute = property.attributeArguments { arguments += ", attribute: Schema.Attribute(\(attribute.trimmedDescription))" }
-            if let relationship = property.relationshipArguments {
-                arguments += ", relationship: Schema.Relationship(\(relationship.trimmedDescription))"
-            }
-            if lookInheritance, !property.isPlainValue { arguments += ", notesInitialValue: false" }
-            return "Schema.PropertyMetadata(\(arguments)),"
-        }
-        func list(indent: String) -> String {
-            ([indent + "["] + metadata.map { indent + "    " + $0 } + [indent + "]"]).joined(separator: "\n")
-        }
-        let metadataBody =
-            isFinal
-            ? (superclass == nil ? list(indent: "    ") : "    super.schemaMetadata + [\n" + metadata.map { "        " + $0 }.joined(separator: "\n") + "\n    ]")
-            : """
-                func metadata<Root: \(typeName)>(_: Root.Type) -> [Schema.PropertyMetadata] {
-            \(list(indent: "        "))
-                }
-                return \(superclass == nil ? "" : "super.schemaMetadata + ")metadata(Self.self)
-            """
         let override = superclass == nil ? "" : "override "
         var members: [DeclSyntax] = []
         if let superclass {
@@ -115,12 +89,46 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             function("_modelKitHolds(_ model: AnyObject, at column: Int) -> Bool", tests),
             function("_modelKitSet(_ models: [any PersistentModel], at column: Int)", writes),
             function("_modelKitInclude(_ model: AnyObject, _ isIncluded: Bool, at column: Int) -> Bool", inclusions),
-            """
-            public \(raw: override)\(raw: isFinal && superclass == nil ? "static" : "class") var schemaMetadata: [Schema.PropertyMetadata] {
-            \(raw: metadataBody)
-            }
-            """,
+            schemaMetadata(properties, typeName: typeName, isSubclass: superclass != nil, isFinal: isFinal, lookInheritance: lookInheritance),
         ]
+    }
+
+    /// `schemaMetadata`: each property's name, key path, default and attributes. A class that may
+    /// have subclasses describes its properties with key paths rooted at the class it is called
+    /// on, so that a subclass's entity finds inherited properties by its own key paths
+    /// (`\BusinessTrip.name`, not `\Trip.name`); a subclass adds its own to its superclass's.
+    private static func schemaMetadata(
+        _ properties: [PersistedProperty], typeName: String, isSubclass: Bool, isFinal: Bool, lookInheritance: Bool
+    ) -> DeclSyntax {
+        let root = isFinal ? typeName : "Root"
+        let metadata = properties.map { property in
+            var arguments = "name: \"\(property.name)\", keyPath: \\\(root).\(property.name)"
+            if let value = property.defaultValue { arguments += ", defaultValue: \(value)" }
+            if let attribute = property.attributeArguments { arguments += ", attribute: Schema.Attribute(\(attribute.trimmedDescription))" }
+            if let relationship = property.relationshipArguments {
+                arguments += ", relationship: Schema.Relationship(\(relationship.trimmedDescription))"
+            }
+            if lookInheritance, !property.isPlainValue { arguments += ", notesInitialValue: false" }
+            return "Schema.PropertyMetadata(\(arguments)),"
+        }
+        func list(indent: String) -> String {
+            ([indent + "["] + metadata.map { indent + "    " + $0 } + [indent + "]"]).joined(separator: "\n")
+        }
+        let body =
+            isFinal
+            ? (isSubclass ? "    super.schemaMetadata + [\n" + metadata.map { "        " + $0 }.joined(separator: "\n") + "\n    ]" : list(indent: "    "))
+            : """
+                func metadata<Root: \(typeName)>(_: Root.Type) -> [Schema.PropertyMetadata] {
+            \(list(indent: "        "))
+                }
+                return \(isSubclass ? "super.schemaMetadata + " : "")metadata(Self.self)
+            """
+        let kind = isSubclass ? "override class" : isFinal ? "static" : "class"
+        return """
+            public \(raw: kind) var schemaMetadata: [Schema.PropertyMetadata] {
+            \(raw: body)
+            }
+            """
     }
 
     /// `_modelKitIndexes` and `_modelKitUniqueConstraints`, from the class's `#Index` and
