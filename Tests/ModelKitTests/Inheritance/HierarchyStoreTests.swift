@@ -156,6 +156,24 @@ enum VoyagesV2 {
         #expect(await allChanges.wait(for: 3))
         #expect(all.results.map(\.name) == ["Audit", "Reunion"])
     }
+
+    @Test func aHistoryObserverOfTheBaseClassCountsSavesOfItsSubclassesAndOneOfASubclassNotItsSiblings() async throws {
+        let container = try inMemoryContainer(for: Excursion.self, BusinessExcursion.self, PersonalExcursion.self)
+        let trips = try HistoryObserver(observedModels: [Excursion.self], modelContainer: container)
+        let business = try HistoryObserver(observedModels: [BusinessExcursion.self], modelContainer: container)
+        let tripChanges = ChangeCounter { _ = trips.eventCounter }
+        let businessChanges = ChangeCounter { _ = business.eventCounter }
+        let context = ModelContext(container)
+        context.insert(PersonalExcursion(name: "Reunion", destination: "Porto", reason: .reunion))
+        try context.save()
+        #expect(await tripChanges.wait())
+        #expect(await businessChanges.staysQuiet())
+        context.insert(BusinessExcursion(name: "Sales", destination: "Berlin", perdiem: 120))
+        try context.save()
+        #expect(await businessChanges.wait())
+        #expect(await tripChanges.wait(for: 2))
+        #expect(trips.eventCounter == 2 && business.eventCounter == 1)
+    }
 }
 
 @Model class Gadget {
