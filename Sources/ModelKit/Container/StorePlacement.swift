@@ -3,7 +3,8 @@ import Foundation
 /// Which store holds each of a container's entities: the first configuration whose schema has
 /// the entity (every entity, for a configuration without one). Configurations that hold no
 /// entity open no store. Related entities always share a store: a `Schema` has the types its
-/// types relate to, so the first configuration with one of them has them all.
+/// types relate to, so the first configuration with one of them has them all. A class
+/// hierarchy's classes share its root's store.
 struct StorePlacement {
     /// The configurations that hold entities, in the order given, with their entities.
     let groups: [(configuration: any DataStoreConfiguration, entities: [Schema.Entity])]
@@ -39,6 +40,13 @@ struct StorePlacement {
         var byConfiguration: [Int: [Schema.Entity]] = [:]
         var configurationOf: [ObjectIdentifier: Int] = [:]
         for entity in schema.entities {
+            // A class hierarchy is one table: its classes go to its root's store (the schema
+            // lists superclasses first).
+            if entity.superentity != nil, let index = configurationOf[entity.rootIdentifier] {
+                byConfiguration[index, default: []].append(entity)
+                configurationOf[ObjectIdentifier(entity)] = index
+                continue
+            }
             guard let index = configurations.firstIndex(where: { $0.schema?.entity(named: entity.name) != nil || $0.schema == nil }) else {
                 throw ModelKitError.invalidConfiguration(
                     configurations[0].name,

@@ -259,3 +259,20 @@ enum VoyagesV2 {
         #expect(names.contains { $0.contains("name_serial") && $0.hasSuffix("_unique") })
     }
 }
+
+/// A class hierarchy is one table, so its classes live in one store whatever the
+/// configurations list.
+@Suite struct HierarchyPlacementTests {
+    @Test func aSubclassListedInAnotherConfigurationIsStoredWithItsRoot() throws {
+        let first = try TemporaryStore()
+        let second = try TemporaryStore()
+        let trips = ModelConfiguration("Trips", schema: Schema([Excursion.self]), url: first.url)
+        let business = ModelConfiguration("Business", schema: Schema([BusinessExcursion.self]), url: second.url)
+        let container = try ModelContainer(for: Excursion.self, BusinessExcursion.self, configurations: trips, business)
+        let context = ModelContext(container)
+        context.insert(BusinessExcursion(name: "Sales", destination: "Berlin", perdiem: 120))
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Excursion>()).map { $0 is BusinessExcursion } == [true])
+        #expect(try first.sql("SELECT \"_type\" FROM \"Excursion\"") == [["BusinessExcursion"]])
+    }
+}
