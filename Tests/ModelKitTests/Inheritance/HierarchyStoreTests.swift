@@ -157,6 +157,25 @@ enum VoyagesV2 {
         #expect(all.results.map(\.name) == ["Audit", "Reunion"])
     }
 
+    @Test(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
+    func anotherPostgresInstancesSaveOfASubclassReachesAnObserverOfTheBaseClass() async throws {
+        let database = PostgresTestDatabase()
+        let here = try ModelContainer(for: Schema(excursionTypes), configurations: [database.configuration(instance: 1)])
+        let there = try ModelContainer(for: Schema(excursionTypes), configurations: [database.configuration(instance: 2)])
+        let observer = try ResultsObserver<Excursion, Never>(sortBy: [SortDescriptor(\.name)], modelContainer: here)
+        let changes = ChangeCounter { _ = observer.results }
+        let writer = ModelContext(there)
+        let trip = ConferenceExcursion(name: "WWDC", destination: "Cupertino", perdiem: 200, conference: "WWDC")
+        writer.insert(trip)
+        try writer.save()
+        #expect(await changes.wait())
+        #expect((observer.results.first as? ConferenceExcursion)?.conference == "WWDC")
+        trip.conference = "WWDC26"
+        try writer.save()
+        #expect(await changes.wait(for: 2))
+        #expect((observer.results.first as? ConferenceExcursion)?.conference == "WWDC26")
+    }
+
     @Test func aHistoryObserverOfTheBaseClassCountsSavesOfItsSubclassesAndOneOfASubclassNotItsSiblings() async throws {
         let container = try inMemoryContainer(for: Excursion.self, BusinessExcursion.self, PersonalExcursion.self)
         let trips = try HistoryObserver(observedModels: [Excursion.self], modelContainer: container)
