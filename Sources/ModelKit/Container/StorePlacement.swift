@@ -42,12 +42,11 @@ struct StorePlacement {
         for entity in schema.entities {
             // A class hierarchy is one table: its classes go to its root's store (the schema
             // lists superclasses first).
-            if entity.superentity != nil, let index = configurationOf[entity.rootIdentifier] {
-                byConfiguration[index, default: []].append(entity)
-                configurationOf[ObjectIdentifier(entity)] = index
-                continue
-            }
-            guard let index = configurations.firstIndex(where: { $0.schema?.entity(named: entity.name) != nil || $0.schema == nil }) else {
+            let rootIndex = entity.superentity == nil ? nil : configurationOf[entity.rootIdentifier]
+            guard
+                let index = rootIndex
+                    ?? configurations.firstIndex(where: { $0.schema?.entity(named: entity.name) != nil || $0.schema == nil })
+            else {
                 throw ModelKitError.invalidConfiguration(
                     configurations[0].name,
                     reason: "no configuration holds \(entity.name): add it to a configuration's schema, or add a configuration without one")

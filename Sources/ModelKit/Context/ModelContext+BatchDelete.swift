@@ -28,7 +28,8 @@ extension ModelContext {
         // A class with subclasses deletes each row as its own class: by key, following rules.
         let followsRules =
             !entity.directSubentities.isEmpty || !entity.relationshipsByColumn.isEmpty || !entity.cleanupOnDelete.isEmpty
-            || !entity.requiredReferences.isEmpty || entity.sql.selectPreserved != nil || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
+            || !entity.requiredReferences.isEmpty || entity.sql.selectPreserved != nil
+            || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
             let reader = store.savesOnContextConnections ? try reader(of: link) : nil
             return try store.commit(trace: statementTrace, author: author, from: link.inbox, on: reader) { writer in

@@ -245,9 +245,10 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// Whether `changes` saved or deleted a row among the results.
     private func touches(_ changes: [StoreChange]) -> Bool {
         var saved = Set<Int64>()
+        let names = entity.typeNames  // the element's class and its subclasses
         for change in changes {
             for list in [change.inserted, change.updated, change.deleted] {
-                for name in entity.typeNames { saved.formUnion(list[name] ?? []) }
+                for name in names { saved.formUnion(list[name] ?? []) }
             }
         }
         return !saved.isEmpty && keys.contains(where: saved.contains)

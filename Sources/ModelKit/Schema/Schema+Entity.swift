@@ -23,10 +23,11 @@ extension Schema {
         /// The class hierarchy whose table the entity shares, if it has a superclass or
         /// subclasses. Set with the schema.
         var hierarchy: Hierarchy? {
-            didSet { (isInHierarchy, rootIdentifier) = (hierarchy != nil, ObjectIdentifier(root)) }
+            didSet { (isInHierarchy, rootIdentifier) = (hierarchy != nil, ObjectIdentifier(hierarchy?.root ?? self)) }
         }
-        /// Whether ``hierarchy`` is set, and its root's identity: what each loaded row and each
-        /// identity-map lookup asks, read without a reference count.
+        /// Whether ``hierarchy`` is set, and the identity of its root (the entity whose identity
+        /// map slot and keys its rows share; the entity itself outside a hierarchy): what each
+        /// loaded row and each identity-map lookup asks, read without a reference count.
         private(set) var isInHierarchy = false
         private(set) var rootIdentifier = ObjectIdentifier(Entity.self)  // the entity's own, once made
         /// The result column of each property in a select of the entity, in property order: the
@@ -187,10 +188,6 @@ extension Schema {
         func isQueryable(_ index: Int) -> Bool {
             !properties[index].isEphemeral && !externalColumns.contains(index)
         }
-
-        /// The root of the entity's class hierarchy: the entity whose identity map slot and keys
-        /// its rows share. The entity itself outside a hierarchy.
-        var root: Schema.Entity { hierarchy?.root ?? self }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
