@@ -357,7 +357,7 @@ package enum SQLDialect: Sendable {
             case .null: ("NULL", nil)
             case .integer(let value): ("\(value)", .integer)
             case .real(let value): ("\(value)", .real)
-            case .text(let value): ("'\(value.replacingOccurrences(of: "'", with: "''"))'", .text)
+            case .text(let value): (value.sqlLiteral, .text)
             case .blob: (self == .sqlite ? "x''" : "''", .blob)
             }
         guard self == .postgres, let affinity else { return text }
