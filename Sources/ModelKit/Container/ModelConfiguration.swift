@@ -7,7 +7,7 @@ import Foundation
 /// ModelConfiguration(url: URL(fileURLWithPath: "todo.store"))  // a file of your choosing
 /// ModelConfiguration("Notes")                                 // <data dir>/<program>/Notes.store
 /// ```
-public struct ModelConfiguration: Sendable, Identifiable, Hashable {
+public struct ModelConfiguration: Sendable, Identifiable, Hashable, CustomDebugStringConvertible {
     /// The configuration's name; also the default store's file name.
     public let name: String
     /// The store file. `/dev/null` for in-memory stores, as in SwiftData.
@@ -23,8 +23,42 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
     /// the benchmark turns it off to measure what history costs.
     @_spi(Benchmarks) public var recordsHistory = true
 
-    /// Identifiable conformance: the ``name``.
-    public var id: String { name }
+    /// The app group option the configuration was made with. Read back as given; off Apple
+    /// platforms there are no app groups, so it never moves the store.
+    public let groupContainer: GroupContainer
+    /// The CloudKit option the configuration was made with. Read back as given; off Apple
+    /// platforms CloudKit never syncs (see `ModelKitSync` for sync without it).
+    public let cloudKitDatabase: CloudKitDatabase
+
+    /// The app group named by ``groupContainer``, if it names one. `.automatic` resolves to the
+    /// app's entitlement on Apple platforms; there is none elsewhere, so it is nil.
+    public var groupAppContainerIdentifier: String? {
+        groupContainer == .automatic ? nil : groupContainer.value
+    }
+
+    /// The CloudKit container named by ``cloudKitDatabase``, if it names one. `.automatic`
+    /// resolves to the app's entitlement on Apple platforms; there is none elsewhere, so it is nil.
+    public var cloudKitContainerIdentifier: String? {
+        cloudKitDatabase == .automatic ? nil : cloudKitDatabase.value
+    }
+
+    /// Identifiable conformance: the store's ``url``, as in SwiftData.
+    public var id: URL { url }
+
+    /// The configuration's name, store and options, for debugging.
+    public var debugDescription: String {
+        "ModelConfiguration(name: \(name), url: \(url.path), isStoredInMemoryOnly: \(isStoredInMemoryOnly), "
+            + "allowsSave: \(allowsSave), groupContainer: \(groupContainer.value ?? "none"), "
+            + "cloudKitDatabase: \(cloudKitDatabase.value ?? "none"))"
+    }
+
+    /// Checks that the configuration can name a store, as a container will when it opens it.
+    ///
+    /// - Throws: ``ModelKitError/invalidConfigurationName(_:reason:)`` when the name cannot name a
+    ///   file in the data directory.
+    public func validate() throws {
+        if let invalidNameReason { throw ModelKitError.invalidConfigurationName(name, reason: invalidNameReason) }
+    }
 
     /// A configuration with the default store location, or in memory.
     ///
@@ -36,8 +70,8 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
     /// Linux). Apple platforms sandbox each app's directory; on Linux the program's name keeps two
     /// programs from sharing one store.
     ///
-    /// `groupContainer` and `cloudKitDatabase` are accepted, as SwiftData's, and have no effect
-    /// here: there are no app groups or CloudKit off Apple platforms.
+    /// `groupContainer` and `cloudKitDatabase` are kept and read back, as SwiftData's, and have no
+    /// effect here: there are no app groups or CloudKit off Apple platforms.
     public init(
         _ name: String? = nil, schema: Schema? = nil, isStoredInMemoryOnly: Bool = false, allowsSave: Bool = true,
         groupContainer: GroupContainer = .automatic, cloudKitDatabase: CloudKitDatabase = .automatic
@@ -47,6 +81,8 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
         self.schema = schema
         self.isStoredInMemoryOnly = isStoredInMemoryOnly
         self.allowsSave = allowsSave
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
         self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : Self.defaultDirectory.appendingPathComponent("\(name).store")
         invalidNameReason = isStoredInMemoryOnly ? nil : Self.problem(withFileName: name)
     }
@@ -65,12 +101,14 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
 
     /// A configuration whose store is the file at `url`.
     ///
-    /// `cloudKitDatabase` is accepted, as SwiftData's, and has no effect here.
+    /// `cloudKitDatabase` is kept and read back, as SwiftData's, and has no effect here.
     public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true, cloudKitDatabase: CloudKitDatabase = .automatic) {
         self.name = name ?? url.deletingPathExtension().lastPathComponent
         self.schema = schema
         self.isStoredInMemoryOnly = false
         self.allowsSave = allowsSave
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
         self.url = url
         invalidNameReason = nil
     }
@@ -90,6 +128,7 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable {
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
             && lhs.allowsSave == rhs.allowsSave && lhs.schema === rhs.schema
+            && lhs.groupContainer == rhs.groupContainer && lhs.cloudKitDatabase == rhs.cloudKitDatabase
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -11,9 +11,11 @@ import Synchronization
 ///
 /// Creating a container opens (or creates) the store and migrates it to the schema. It is
 /// `Sendable`: share one container, and give each isolation domain its own ``ModelContext``.
-public final class ModelContainer: Sendable {
+public final class ModelContainer: Sendable, Equatable {
     /// The model types the container stores.
     public let schema: Schema
+    /// The migration plan the container was created with; nil when none was given.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     /// The SQLite configurations the container was created with (none for another database).
     public let configurations: Set<ModelConfiguration>
     /// The container's stores: one per configuration that holds models, in the order given.
@@ -50,6 +52,7 @@ public final class ModelContainer: Sendable {
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
     ) throws {
         self.schema = schema
+        self.migrationPlan = migrationPlan
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
         do {
             try Self.check(schema)
@@ -77,6 +80,9 @@ public final class ModelContainer: Sendable {
             throw ModelKitError.sqlite(error).asContainerError
         }
     }
+
+    /// Containers are equal when they are the same container, as SwiftData's are.
+    public static func == (lhs: ModelContainer, rhs: ModelContainer) -> Bool { lhs === rhs }
 
     /// Checks that every entity can be stored as declared.
     private static func check(_ schema: Schema) throws {
@@ -130,6 +136,7 @@ public final class ModelContainer: Sendable {
     /// A container over a store being migrated, for one stage's contexts.
     init(migrating schema: Schema, store: Store) {
         self.schema = schema
+        self.migrationPlan = nil
         self.configurations = []
         stores = [store]
         storeConfigurationNames = []

@@ -46,6 +46,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A fetch descriptor (or `enumerate`'s batch size) holds a value no fetch can use, such as a
     /// negative limit or offset.
     case invalidFetchDescriptor(String)
+    /// An identifier cannot be made from the given parts (see
+    /// ``PersistentIdentifier/identifier(for:entityName:primaryKey:)``).
+    case invalidIdentifier(String, reason: String)
     /// A string or data value is longer than SQLite can store (1,000,000,000 bytes by default).
     /// Nothing was written.
     case valueTooLarge(SQLiteError)
@@ -114,6 +117,8 @@ public enum ModelKitError: Error, CustomStringConvertible {
             "\(entity).\(property) holds \(found), which is not a valid \(expected)."
         case .invalidFetchDescriptor(let reason):
             "Invalid fetch: \(reason)."
+        case .invalidIdentifier(let identifier, let reason):
+            "\(identifier) is not a persistent identifier: \(reason)."
         case .valueTooLarge(let error):
             "A string or data value is longer than SQLite can store (\(error.message)). Nothing was written; "
                 + "keep large data in files and store their URLs."

@@ -14,7 +14,7 @@
 /// ```swift
 /// do {
 ///     container = try ModelContainer(for: Note.self)
-/// } catch let error as SwiftDataError where error == .loadIssueModelContainer {
+/// } catch let error as SwiftDataError where error == .loadIssueModelContainer {   // or `catch SwiftDataError.loadIssueModelContainer`
 ///     print(error.underlying ?? error)   // the ModelKitError, naming the file and the cause
 /// }
 /// ```
@@ -82,6 +82,24 @@ public struct SwiftDataError: Error, Hashable, @unchecked Sendable, CustomString
     public static let historyTokenExpired = SwiftDataError("historyTokenExpired")
     /// A history fetch request the store cannot run.
     public static let invalidTransactionFetchRequest = SwiftDataError("invalidTransactionFetchRequest")
+
+    // MARK: Models
+
+    /// An operation needs the model to be in a context, and it is in none.
+    public static let missingModelContext = SwiftDataError("missingModelContext")
+
+    // MARK: Matching
+
+    /// Whether `error` is a SwiftDataError of this kind, so that `catch` patterns work as in
+    /// SwiftData:
+    ///
+    /// ```swift
+    /// do { container = try ModelContainer(for: Note.self) }
+    /// catch SwiftDataError.loadIssueModelContainer { … }
+    /// ```
+    public static func ~= (lhs: SwiftDataError, rhs: any Error) -> Bool {
+        (rhs as? SwiftDataError) == lhs
+    }
 }
 
 extension ModelKitError {

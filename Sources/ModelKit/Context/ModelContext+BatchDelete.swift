@@ -35,7 +35,7 @@ extension ModelContext {
             return try store.commit(trace: statementTrace, author: author, from: link.inbox, on: reader) { writer in
                 let outcome = try writer.deleteRows(of: entity, steps: steps, followingRules: followsRules)
                 return (StoreChange(updated: outcome.nullified, deleted: outcome.deleted, origin: ObjectIdentifier(store)), outcome)
-            }
+            }.result
         }
         try apply(outcome, in: store)
     }

@@ -23,14 +23,11 @@ extension ModelContext {
     /// - Throws: ``SwiftDataError/historyTokenExpired`` (carrying
     ///   ``ModelKitError/historyTokenExpired(_:)``) when the predicate resumes from a token older
     ///   than deleted history; ``ModelKitError/historyTokenOfAnotherStore(_:storeIdentifier:)``
-    ///   for a token of another store; ``ModelKitError/invalidFetchDescriptor(_:)`` for a negative
-    ///   limit, tokens of several stores, or a transaction type other than
+    ///   for a token of another store; ``ModelKitError/invalidFetchDescriptor(_:)`` for
+    ///   tokens of several stores, or a transaction type other than
     ///   ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
         let descriptor = try defaultDescriptor(descriptor)
-        if let limit = descriptor.fetchLimit, limit < 0 {
-            throw ModelKitError.invalidFetchDescriptor("fetchLimit is \(limit); it must be zero or more")
-        }
         let links = try historyLinks(for: descriptor.predicate)
         var transactions = try links.flatMap { try fetchHistory(descriptor, from: $0) }
         if links.count > 1 {
@@ -40,7 +37,7 @@ extension ModelContext {
             } else {
                 transactions.sort(using: descriptor.sortBy)
             }
-            if let limit = descriptor.fetchLimit { transactions = Array(transactions.prefix(limit)) }
+            if let limit = descriptor.limit { transactions = Array(transactions.prefix(limit)) }
         }
         return transactions as! [T]  // T is DefaultHistoryTransaction: checked by defaultDescriptor
     }
@@ -60,7 +57,7 @@ extension ModelContext {
             transactions = try transactions.filter { try predicate.evaluate($0) }
         }
         if !query.sortsInSQL { transactions.sort(using: descriptor.sortBy) }
-        if let limit = descriptor.fetchLimit, !query.limitsInSQL { transactions = Array(transactions.prefix(limit)) }
+        if let limit = descriptor.limit, !query.limitsInSQL { transactions = Array(transactions.prefix(limit)) }
         return transactions
     }
 

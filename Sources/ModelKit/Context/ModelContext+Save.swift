@@ -7,11 +7,24 @@ extension ModelContext {
     /// identifiers of what was saved, under ``NotificationKey`` raw values.
     public static let didSave = Notification.Name("ModelKit.ModelContext.didSave")
 
-    /// The keys of ``didSave``'s user info; each value is a `[PersistentIdentifier]`.
+    /// The keys of ``didSave``'s user info, as in SwiftData.
     public enum NotificationKey: String, Sendable {
+        /// The models the save inserted: a `[PersistentIdentifier]`.
         case insertedIdentifiers
+        /// The models the save changed: a `[PersistentIdentifier]`.
         case updatedIdentifiers
+        /// The models the save deleted: a `[PersistentIdentifier]`.
         case deletedIdentifiers
+        /// Core Data's key for every model being invalidated at once. ModelKit never invalidates
+        /// a context's models wholesale (a context refetches what other saves change), so no
+        /// notification carries it.
+        case invalidatedAllIdentifiers
+        /// Core Data's key for a context's query generation. ModelKit's contexts read the newest
+        /// committed state rather than a pinned generation, so no notification carries it.
+        case queryGeneration
+        /// The history token of the save's transaction (a ``DefaultHistoryToken``), to fetch
+        /// only what came after it. In a save that spans several stores, the last store's.
+        case historyTokens
     }
 
     /// Writes every unsaved insert, change and delete to the store, in one transaction that writes
@@ -57,19 +70,21 @@ extension ModelContext {
         var batches = pendingBatches()
 
         var saved = SaveBatch.Identifiers()
+        var token: DefaultHistoryToken?
         defer {
             if !saved.isEmpty {
-                NotificationCenter.default.post(
-                    name: Self.didSave, object: self,
-                    userInfo: [
-                        NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
-                        NotificationKey.updatedIdentifiers.rawValue: saved.updated,
-                        NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
-                    ])
+                var userInfo: [String: Any] = [
+                    NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
+                    NotificationKey.updatedIdentifiers.rawValue: saved.updated,
+                    NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
+                ]
+                if let token { userInfo[NotificationKey.historyTokens.rawValue] = token }
+                NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
             }
         }
         for index in batches.indices {
-            try writeRetrying(batches[index])
+            let store = batches[index].link.store
+            if let value = try writeRetrying(batches[index]) { token = DefaultHistoryToken(storeIdentifier: store.identifier, value: value) }
             saved.append(finish(&batches[index], all: batches.count == 1))
         }
     }
@@ -91,7 +106,7 @@ extension ModelContext {
     /// Writes one store's batch, again when the database ended the transaction for a concurrent
     /// one (a deadlock between saves that lock the same rows in different orders): the failed
     /// attempt wrote nothing, and the models are as before it.
-    private func writeRetrying(_ batch: SaveBatch) throws {
+    private func writeRetrying(_ batch: SaveBatch) throws -> Int64? {
         var attempt = 1
         while true {
             do {
@@ -105,9 +120,9 @@ extension ModelContext {
     /// How many times a save is tried when the database ends it for a concurrent one.
     static let saveAttempts = 3
 
-    /// Writes one store's batch in one transaction. If it fails, the store is as it was and the
-    /// batch's models are as they were.
-    private func write(_ batch: SaveBatch) throws {
+    /// Writes one store's batch in one transaction, and returns its history token. If it fails,
+    /// the store is as it was and the batch's models are as they were.
+    private func write(_ batch: SaveBatch) throws -> Int64? {
         let store = batch.link.store
         let insertedModels = batch.inserted
         let changedModels = batch.changed
@@ -115,7 +130,7 @@ extension ModelContext {
         let temporaryIDs = insertedModels.map(\._$modelKit.drawnTemporaryID)
         do {
             let reader = store.savesOnContextConnections ? try reader(of: batch.link) : nil
-            try store.commit(trace: statementTrace, author: author, from: batch.link.inbox, on: reader) { writer in
+            return try store.commit(trace: statementTrace, author: author, from: batch.link.inbox, on: reader) { writer in
                 // Inserted models take their keys at once, so that references to them can be written.
                 var unresolved: [(any PersistentModel, RelationshipInfo)] = []
                 if store.dialect.batchesInserts {
@@ -162,7 +177,7 @@ extension ModelContext {
                     inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
                     origin: ObjectIdentifier(store))
                 return (change, ())
-            }
+            }.token
         } catch {
             for (model, temporaryID) in zip(insertedModels, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
             throw error

@@ -12,8 +12,12 @@ public struct HistoryDescriptor<TransactionType: HistoryTransaction> {
     public var predicate: Predicate<TransactionType>?
     /// The order of the transactions; by token, oldest first, when empty.
     public var sortBy: [SortDescriptor<TransactionType>]
-    /// The most transactions to fetch; all of them when nil.
-    public var fetchLimit: Int?
+    /// The most transactions to fetch. `UInt64` as in SwiftData; the default, `UInt64.max`,
+    /// fetches all of them.
+    public var fetchLimit: UInt64
+
+    /// ``fetchLimit`` as a count, nil when it does not limit.
+    var limit: Int? { fetchLimit == .max ? nil : Int(clamping: fetchLimit) }
 
     /// A descriptor for the transactions matching `predicate`, oldest first.
     public init(predicate: Predicate<TransactionType>? = nil) {
@@ -24,6 +28,6 @@ public struct HistoryDescriptor<TransactionType: HistoryTransaction> {
     public init(predicate: Predicate<TransactionType>? = nil, sortBy: [SortDescriptor<TransactionType>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy
-        fetchLimit = nil
+        fetchLimit = .max
     }
 }

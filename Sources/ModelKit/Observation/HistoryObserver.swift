@@ -30,7 +30,8 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     /// The model types whose changes count; every type when empty.
     public let observedModels: [any PersistentModel.Type]
 
-    private let authors: Set<String>
+    /// The authors whose transactions count; every author when empty.
+    public let authors: Set<String>
     private let entityNames: Set<String>
     private let registrar = ObservationRegistrar()
     private let counts = HistoryObserverCounts()

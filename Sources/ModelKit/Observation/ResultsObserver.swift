@@ -38,7 +38,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     /// The key path whose value groups the results into ``sections``; nil for flat results.
     public let sectionBy: PartialKeyPath<Element>?
 
-    private let sectionTitle: ((Element) -> SectionTitle)?
+    let sectionTitle: ((Element) -> SectionTitle)?
     private let sectionSort: SortDescriptor<Element>?
     private let registrar = ObservationRegistrar()
     var descriptor: FetchDescriptor<Element>

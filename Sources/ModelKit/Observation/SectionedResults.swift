@@ -8,7 +8,7 @@
 /// }
 /// let paris = observer.sections?[sectionTitle: "Paris"]
 /// ```
-public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>: RandomAccessCollection {
+public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>: RandomAccessCollection, Equatable {
     private let sections: [ResultsSection<Element, SectionTitle>]
     private let positions: [SectionTitle: Int]
 
@@ -56,13 +56,23 @@ public struct SectionedResults<Element: PersistentModel, SectionTitle: Hashable>
         positions[title]
     }
 
+    /// Whether a section is titled `title`.
+    ///
+    /// - Complexity: O(1)
+    public func contains(sectionTitle title: SectionTitle) -> Bool {
+        positions[title] != nil
+    }
+
+    /// Sectioned results are equal when they have the same sections, in the same order.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.sections == rhs.sections }
+
     /// The section titles, in order.
     public var sectionTitles: [SectionTitle] { sections.map(\.title) }
 }
 
 /// One section of ``SectionedResults``: the results sharing one value of the section key path,
 /// in the results' order.
-public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: RandomAccessCollection, Identifiable {
+public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: RandomAccessCollection, Identifiable, Equatable {
     /// The value every element of the section has at the section key path.
     public let title: SectionTitle
     private let elements: [Element]
@@ -71,6 +81,9 @@ public struct ResultsSection<Element: PersistentModel, SectionTitle: Hashable>: 
         self.title = title
         self.elements = elements
     }
+
+    /// Sections are equal when they have the same title and the same models, in order.
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.title == rhs.title && lhs.elements == rhs.elements }
 
     /// The section's title, which identifies it among the sections.
     public var id: SectionTitle { title }

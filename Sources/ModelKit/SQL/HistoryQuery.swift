@@ -31,7 +31,7 @@ struct HistoryQuery {
             sql.bindings += (condition?.bindings ?? []) + (bound.map { [.integer($0)] } ?? [])
         }
         sql.text += orderBy ?? #" ORDER BY "token""#
-        if let limit = descriptor.fetchLimit, filtersInSQL, orderBy != nil {
+        if let limit = descriptor.limit, filtersInSQL, orderBy != nil {
             sql.text += " LIMIT ?"
             sql.bindings.append(.integer(Int64(limit)))
         }

@@ -62,9 +62,14 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         self.init(scope: Scope(entityName: entityName, storeIdentifier: storeIdentifier), key: key)
     }
 
-    /// Identifiable conformance: the identifier itself (so `PersistentIdentifier.ID` is
-    /// `Hashable` and `Codable`).
-    public var id: PersistentIdentifier { self }
+    /// The value that identifies the model within its store, as in SwiftData.
+    public var id: ID { ID(identifier: self) }
+
+    /// The stable identity of a model, as SwiftData's `PersistentIdentifier.ID`: equal for equal
+    /// identifiers.
+    public struct ID: Hashable, Sendable, Codable {
+        let identifier: PersistentIdentifier
+    }
 
     /// Whether the model has not been saved yet.
     public var isTemporary: Bool { scope.isTemporary }

@@ -2,7 +2,7 @@ import Observation
 
 /// A class whose stored properties persist in a ``ModelContainer``. Apply ``Model()`` to a class
 /// to conform it; do not conform by hand.
-public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable {
+public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, SendableMetatype {
     /// The per-instance state the engine keeps: identity, context, changed properties.
     var _$modelKit: ModelStorage { get }
 

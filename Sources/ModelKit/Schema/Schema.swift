@@ -82,6 +82,16 @@ public final class Schema: @unchecked Sendable {
     }
 
     func entity(named name: String) -> Entity? { entitiesByName[name] }
+
+    /// The entity of the model type `type`, if the schema has it, as in SwiftData.
+    public func entity<T>(for type: T.Type) -> Entity? where T: PersistentModel {
+        entitiesByType[ObjectIdentifier(type)]
+    }
+
+    /// The name of the entity of the model type `type`: its class name, as in SwiftData.
+    public static func entityName<T>(for type: T.Type) -> String where T: PersistentModel {
+        T.entityName
+    }
 }
 
 extension Schema {

@@ -9,7 +9,7 @@
 ///     @Model final class Item { var title: String; init(title: String) { self.title = title } }
 /// }
 /// ```
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     /// The version's number.
     static var versionIdentifier: Schema.Version { get }
     /// The model types of this version.
@@ -18,7 +18,7 @@ public protocol VersionedSchema {
 
 /// How a store moves from each version of a schema to the next, as in SwiftData. Pass it to
 /// `ModelContainer(for:migrationPlan:configurations:)`.
-public protocol SchemaMigrationPlan {
+public protocol SchemaMigrationPlan: SendableMetatype {
     /// Every version, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
     /// The stages between consecutive versions, in order.
@@ -26,7 +26,7 @@ public protocol SchemaMigrationPlan {
 }
 
 /// One step of a migration plan.
-public enum MigrationStage {
+public enum MigrationStage: Sendable {
     /// Automatic migration from one version to the next: new models and properties, renames
     /// through `originalName`, removed properties, added and removed constraints and indexes.
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)

@@ -11,11 +11,12 @@ extension Store {
     ///   - author: recorded in the history transaction.
     ///   - reader: the context's reader, which the transaction runs on where
     ///     ``savesOnContextConnections``.
+    /// - Returns: what `body` returned, and the history token of the transaction, if it recorded one.
     /// - Throws: what `body` throws, or a ``ModelKitError`` for what the database refused.
     func commit<R>(
         trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox, on reader: StoreReader? = nil,
         _ body: (inout RowWriter) throws -> (change: StoreChange, result: R)
-    ) throws -> R {
+    ) throws -> (result: R, token: Int64?) {
         var writtenFiles: [String] = []
         do {
             return try write(trace: trace, on: reader) { connection in
@@ -36,7 +37,7 @@ extension Store {
                 externalFiles?.remove(writer.replacedFiles)
                 if let token { access.noteCommittedTransaction(token) }
                 if !change.isEmpty { access.publish(change, from: inbox) }
-                return result
+                return (result, token)
             }
         } catch {
             externalFiles?.remove(writtenFiles)

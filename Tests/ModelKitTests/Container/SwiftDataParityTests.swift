@@ -25,7 +25,8 @@ import Testing
         context.insert(item)
         try context.save()
         let id: PersistentIdentifier.ID = item.persistentModelID.id
-        #expect(id == item.persistentModelID)
+        #expect(id == item.persistentModelID.id)
+        #expect(id != (try PersistentIdentifier.identifier(for: "x", entityName: "TodoItem", primaryKey: 1)).id)
         #expect(try JSONDecoder().decode(PersistentIdentifier.ID.self, from: JSONEncoder().encode(id)) == id)
         #expect(item.persistentModelID.entityName == "TodoItem")
         #expect(item.persistentModelID.storeIdentifier != nil)
