@@ -31,13 +31,19 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let column: (Int) -> String = { superclass == nil ? "\($0)" : "\(firstColumn) + \($0)" }
         let selector = superclass == nil ? "column" : "column - \(firstColumn)"
         let loads = properties.enumerated()
-            .map { "_\($0.element.name) = try row.value(at: \(column($0.offset)))" }
+            .map { index, property in
+                // A transformed value loads through its column's codec, whatever its type.
+                "_\(property.name) = try row.\(property.transformableOption == nil ? "value" : "_decodedValue")(at: \(column(index)))"
+            }
             + (superclass == nil ? [] : ["try super.init(_modelKitRow: row)"])
         func fallback(_ call: String, root: String, returning: Bool = true) -> String {
             "default: " + (superclass == nil ? root : returning ? "return \(call)" : call)
         }
         let encodings = properties.enumerated()
-            .map { "case \($0.offset): try SQLValue._encode(_\($0.element.name))" }
+            .map { index, property in
+                guard let option = property.transformableOption else { return "case \(index): try SQLValue._encode(_\(property.name))" }
+                return "case \(index): try SQLValue._encode(_\(property.name), transformedBy: \(option.trimmedDescription))"
+            }
             + [fallback("try super._modelKitValue(at: column)",
                 root: "preconditionFailure(\"\(typeName) has no persisted property at column \\(column)\")", returning: false)]
         // Relationship access: a case for each property that may be a relationship; the overloads

@@ -12,6 +12,11 @@ struct PersistedProperty {
     /// The arguments of the property's `@Relationship(…)`, if it has one.
     let relationshipArguments: LabeledExprListSyntax?
 
+    /// The `.transformable(by: …)` option of the property's `@Attribute`, if it has one.
+    var transformableOption: ExprSyntax? {
+        attributeArguments?.first { $0.label == nil && $0.expression.trimmedDescription.contains("transformable(") }?.expression
+    }
+
     /// The standard types a property of which cannot be a relationship, optional or in an array.
     private static let plainTypes: Set<String> = [
         "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float",

@@ -17,6 +17,13 @@ public final class ModelContext {
     /// ``HistoryTransaction/author``): set it to tell your own writes apart, such as `"sync"` or
     /// `"widget"`.
     public var author: String?
+    /// The undo manager that records the context's inserts, deletes and property changes
+    /// (relationships included), as in SwiftData; nil, the default, records nothing. See
+    /// <doc:UndoAndRedo>.
+    public var undoManager: UndoManager?
+    /// Above zero while a change already recorded for undo runs, so that what it changes in turn
+    /// (the inverse of a relationship) is not recorded again: undoing the change restores it.
+    var undoSuppression = 0
     let isMainContext: Bool
     private var autosaveScheduled = false
 
@@ -131,7 +138,11 @@ public final class ModelContext {
         }
         let storage = model._$modelKit
         if storage.context === self {
-            if deleted.remove(model) { storage.isDeleted = false; scheduleAutosave() }
+            if deleted.remove(model) {
+                storage.isDeleted = false
+                registerUndo(ofInsert: model)
+                scheduleAutosave()
+            }
             return
         }
         precondition(storage.context == nil, "\(modelType) is already registered in another ModelContext")
@@ -148,6 +159,7 @@ public final class ModelContext {
             storage.isInserted = true
             inserted.add(model)
             linkInverses(of: model)
+            registerUndo(ofInsert: model)
         } else {
             registered.insert(model, for: RowKey(model))
         }
@@ -167,6 +179,7 @@ public final class ModelContext {
             deleted.add(model)
         }
         storage.isDeleted = true
+        registerUndo(ofDelete: model)
         scheduleAutosave()
     }
 

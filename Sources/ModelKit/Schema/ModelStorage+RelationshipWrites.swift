@@ -58,6 +58,12 @@ extension ModelStorage {
         guard !isLoading, let relationship = relationship(of: Model.self, at: column), relationship.inverse != nil else {
             return mutate(model, keyPath: keyPath, column: column, write)
         }
+        if let context, context.undoManager != nil {
+            // Undoing the change sets the relationship back, which sets its inverse back too.
+            context.registerUndo(of: model, keyPath: keyPath)
+            context.undoSuppression += 1
+        }
+        defer { if let context, context.undoManager != nil { context.undoSuppression -= 1 } }
         guard faults?[column] == nil else {
             // The setter saw a placeholder: what the relationship held is known once it loads.
             let before = relationship.access.read(model)

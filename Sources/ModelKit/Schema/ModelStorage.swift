@@ -200,6 +200,7 @@ public final class ModelStorage {
     public func mutate<Model: PersistentModel, Value>(
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Void
     ) {
+        if !isLoading, let context, context.undoManager != nil { context.registerUndo(of: model, keyPath: keyPath) }
         withMutation(of: model, keyPath: keyPath, write)
         guard !isLoading else { return }
         // A value written over one a partial fetch left out is the value from now on.

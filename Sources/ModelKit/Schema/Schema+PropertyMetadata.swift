@@ -44,7 +44,8 @@ extension Schema {
             relationshipShape = RelationshipShape(Value.self)
             relationshipPlaceholder = (Value.self as? any RelationshipValue.Type).map { $0.empty as Any }
                 ?? (Value.self as? any OptionalModelArray.Type).map { $0.emptyList as Any } ?? ()
-            let codec = ValueCodec.make(for: Value.self)
+            let transformer = attribute?.options.lazy.compactMap(\.transformer).first
+            let codec = transformer.map { ValueCodec.transformed(by: $0, as: Value.self) } ?? ValueCodec.make(for: Value.self)
             self.column = codec.map { Column(keyPath: keyPath, codec: $0) }
             self.encodedDefault = defaultValue.flatMap { try? codec?.encode($0) }
             self.defaultValue = defaultValue
@@ -92,6 +93,9 @@ extension Schema {
             /// A deleted model's value for this property is kept in the history, in the
             /// delete's ``HistoryTombstone``.
             case preserveValueOnDeletion
+            /// Made by ``transformable(by:)-(ValueTransformer.Type)``: the value is stored as the `Data`
+            /// a value transformer makes of it; predicates and sorts on it run in Swift.
+            case _transformable(ValueTransformerReference)
         }
 
         /// The options given, such as `.unique`.
