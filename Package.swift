@@ -136,6 +136,7 @@ var targets: [Target] = [
         providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
     ),
     .target(name: "ModelKitPostgres", dependencies: ["ModelKit", "CLibPQ"]),
+    .target(name: "ModelKitSync", dependencies: ["ModelKit"]),
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
@@ -155,6 +156,7 @@ var targets: [Target] = [
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .testTarget(name: "ModelKitSyncTests", dependencies: ["ModelKitSync", "ModelKit", "ModelKitPostgres"]),
     .testTarget(
         name: "AppStateTests",
         dependencies: [
@@ -171,6 +173,7 @@ var products: [Product] = [
     .library(name: "AppState", targets: ["AppState"]),
     .library(name: "ModelKit", targets: ["ModelKit"]),
     .library(name: "ModelKitPostgres", targets: ["ModelKitPostgres"]),
+    .library(name: "ModelKitSync", targets: ["ModelKitSync"]),
 ]
 if !isApple {
     targets += [

@@ -54,7 +54,9 @@ extension ModelContext {
 
     /// Saves; with `inOneTransaction`, throws before writing anything when the changes span
     /// several stores, which cannot commit together.
-    func save(inOneTransaction: Bool) throws {
+    /// `attachment`, if given, runs in the transaction after the model writes (see
+    /// ``save(attaching:)``).
+    func save(inOneTransaction: Bool, attaching attachment: ((StoreSQL) throws -> Void)? = nil) throws {
         guard hasChanges else { return }
         registered.sweepIfGrown()
         let stores = pendingBatches().map(\.link.store)
@@ -84,7 +86,7 @@ extension ModelContext {
         }
         for index in batches.indices {
             let store = batches[index].link.store
-            if let value = try writeRetrying(batches[index]) { token = DefaultHistoryToken(storeIdentifier: store.identifier, value: value) }
+            if let value = try writeRetrying(batches[index], attaching: attachment) { token = DefaultHistoryToken(storeIdentifier: store.identifier, value: value) }
             saved.append(finish(&batches[index], all: batches.count == 1))
         }
     }
@@ -106,11 +108,11 @@ extension ModelContext {
     /// Writes one store's batch, again when the database ended the transaction for a concurrent
     /// one (a deadlock between saves that lock the same rows in different orders): the failed
     /// attempt wrote nothing, and the models are as before it.
-    private func writeRetrying(_ batch: SaveBatch) throws -> Int64? {
+    private func writeRetrying(_ batch: SaveBatch, attaching attachment: ((StoreSQL) throws -> Void)?) throws -> Int64? {
         var attempt = 1
         while true {
             do {
-                return try write(batch)
+                return try write(batch, attaching: attachment)
             } catch let failure as any DatabaseFailure where failure.isTransactionRetryable && attempt < Self.saveAttempts {
                 attempt += 1
             }
@@ -122,7 +124,7 @@ extension ModelContext {
 
     /// Writes one store's batch in one transaction, and returns its history token. If it fails,
     /// the store is as it was and the batch's models are as they were.
-    private func write(_ batch: SaveBatch) throws -> Int64? {
+    private func write(_ batch: SaveBatch, attaching attachment: ((StoreSQL) throws -> Void)?) throws -> Int64? {
         let store = batch.link.store
         let insertedModels = batch.inserted
         let changedModels = batch.changed
@@ -173,6 +175,7 @@ extension ModelContext {
                         entity: entity.name,
                         identifiers: vanished.filter { $0._$modelKit.entity === entity }.map(\.persistentModelID))
                 }
+                try attachment?(StoreSQL(connection: writer.connection))
                 let change = StoreChange(
                     inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
                     origin: ObjectIdentifier(store))

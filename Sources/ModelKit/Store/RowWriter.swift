@@ -10,7 +10,7 @@ struct RowWriter {
     /// A row's value at a property index, as the model holds it.
     typealias Values = (Int) throws -> SQLValue
 
-    private let connection: Connection
+    let connection: Connection
     private let externalFiles: ExternalFiles?
     private var keys = RowKeyDispenser()
     private var inserts = InsertStatements()

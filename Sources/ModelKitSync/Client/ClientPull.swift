@@ -1,0 +1,72 @@
+import Foundation
+import ModelKit
+
+/// The device's side of a pull: its cursor, each page applied, and the end of a full download.
+struct ClientPull {
+    let client: SyncClient
+
+    /// Where the last page ended; nil before the first pull and during a fresh full download.
+    func cursor() throws -> String? {
+        try ModelContext(client.container).replicaRead { try $0.state(ClientState.cursor) }
+    }
+
+    /// Starts a full download, after the server said the device is too far behind: the next
+    /// pull starts without a cursor, and rows the download does not bring are then dropped.
+    func startFullDownload() throws {
+        try ModelContext(client.container).replicaWrite { sql in
+            let number = (try sql.state(ClientState.download).flatMap { Int64($0) } ?? 0) + 1
+            try sql.setState(ClientState.download, String(number))
+            try sql.setState(ClientState.cursor, nil)
+        }
+    }
+
+    /// Applies one page and moves the cursor past it, together. Returns how many rows changed.
+    func apply(_ page: SyncPullResponse) throws -> Int {
+        let context = ModelContext(client.container)
+        var download: Int64?
+        if page.isFullDownload {
+            download = try context.replicaWrite { sql in
+                if let number = try sql.state(ClientState.download).flatMap({ Int64($0) }) { return number }
+                try sql.setState(ClientState.download, "1")
+                return 1
+            }
+        }
+        let changed = try ClientApply(client: client).apply(page.changes, merged: page.merged, download: download) { sql in
+            try sql.setState(ClientState.cursor, page.cursor)
+        }
+        guard let download, page.cursor.hasPrefix("h:") else { return changed }
+        return changed + (try dropRowsNotDownloaded(download))
+    }
+
+    /// After a full download: rows the server once had and the download did not bring were
+    /// deleted on the server while the device was away; they go here too. Rows the server never
+    /// had (no base) stay, to be pushed.
+    private func dropRowsNotDownloaded(_ download: Int64) throws -> Int {
+        let context = ModelContext(client.container)
+        context.autosaveEnabled = false
+        context.author = SyncClient.author
+        let stale = try context.replicaRead { sql in
+            try sql.rows(
+                """
+                SELECT i.gid, i.entity, i.row_key FROM \(SyncTables.ids) i WHERE i.deleted = 0 AND i.seen < ?
+                AND EXISTS (SELECT 1 FROM \(SyncTables.fields) f WHERE f.gid = i.gid AND f.value IS NOT NULL)
+                """, [.integer(download)])
+        }
+        var gone: [String] = []
+        for row in stale {
+            guard case .text(let gid) = row[0], case .text(let name) = row[1], case .integer(let key) = row[2],
+                let entity = client.schema.entities[name]
+            else { continue }
+            if let model = try context.model(of: entity.entity, rowKey: key) { context.delete(model) }
+            gone.append(gid)
+        }
+        try context.save { sql in
+            for gid in gone {
+                try sql.run(SyncTables.markDeleted, [.text(gid)])
+                try sql.run(SyncTables.deleteFields, [.text(gid)])
+            }
+            try sql.setState(ClientState.download, nil)
+        }
+        return gone.count
+    }
+}

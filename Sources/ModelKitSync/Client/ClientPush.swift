@@ -1,0 +1,177 @@
+import Foundation
+import ModelKit
+
+/// The keys of the device's state table.
+enum ClientState {
+    static let device = "device"
+    /// The newest local history token whose changes the server has.
+    static let pushed = "pushed"
+    /// The server's cursor after the last page applied.
+    static let cursor = "cursor"
+    /// The newest clock reading the device made or saw.
+    static let clock = "clock"
+    /// A push sent and not yet answered, to send again as it was.
+    static let pending = "pending"
+    /// The number of the full download under way, if one is.
+    static let download = "download"
+}
+
+/// A push sent or about to be: the request, and the local history token it covers up to.
+struct PreparedPush: Codable, Sendable {
+    let request: SyncPushRequest
+    let through: Int64
+}
+
+/// The device's side of a push: what changed locally since the last one, read from history, and
+/// then the server's answer applied.
+struct ClientPush {
+    let client: SyncClient
+
+    /// How many local transactions one push covers at most.
+    private static let transactionsPerPush = 512
+
+    /// The push to send: the unanswered one, if the device has one (its answer was lost), or
+    /// the changes since the last push, recorded as unanswered before they leave. Nil when
+    /// there is nothing to push.
+    func prepare(_ envelope: SyncEnvelope) throws -> PreparedPush? {
+        let context = ModelContext(client.container)
+        if let pending = try context.replicaRead({ try $0.state(ClientState.pending) }) {
+            return try SyncJSON.decoder.decode(PreparedPush.self, from: Data(pending.utf8))
+        }
+        while true {
+            let pushed = try context.replicaRead { try $0.state(ClientState.pushed) }.flatMap { Int64($0) } ?? 0
+            let from = DefaultHistoryToken(replicaStore: try context.replicaStoreIdentifier(), number: pushed)
+            var descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > from })
+            descriptor.fetchLimit = UInt64(Self.transactionsPerPush)
+            let transactions = try context.fetchHistory(descriptor)
+            guard let last = transactions.last?.token.number else { return nil }
+            let local = transactions.filter { $0.author != SyncClient.author }
+            if let prepared = try changes(of: local, through: last, envelope: envelope, in: context) { return prepared }
+            // Only the device's own pulls since: nothing to push up to there.
+            try context.replicaWrite { try $0.setState(ClientState.pushed, String(last)) }
+        }
+    }
+
+    private func changes(
+        of transactions: [DefaultHistoryTransaction], through last: Int64, envelope: SyncEnvelope, in context: ModelContext
+    ) throws -> PreparedPush? {
+        // The rows touched, in order, each with its latest transaction's time.
+        var touched: [SyncIDs.RowRef: (order: Int, time: Date, deleted: Bool)] = [:]
+        for transaction in transactions {
+            for change in transaction.changes {
+                let identifier = change.changedPersistentIdentifier
+                guard let key = identifier.rowKey, client.schema.entities[identifier.entityName] != nil else { continue }
+                let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
+                let deleted = if case .delete = change { true } else { false }
+                touched[ref] = (touched[ref]?.order ?? touched.count, transaction.timestamp, deleted)
+            }
+        }
+        guard !touched.isEmpty else { return nil }
+        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
+        let values = FieldValues(schema: client.schema, ids: ids)
+        var clock = try context.replicaRead { try $0.state(ClientState.clock) }.flatMap(HybridLogicalClock.init) ?? .zero
+        var changes: [SyncChange] = []
+        var included = Set<String>()
+
+        let ordered = touched.sorted { $0.value.order < $1.value.order }
+        var loaded: [SyncIDs.RowRef: any PersistentModel] = [:]
+        for (entity, refs) in Dictionary(grouping: ordered.filter { !$0.value.deleted }.map(\.key), by: \.entity) {
+            try ids.load(entity: entity, keys: refs.map(\.key))
+            for model in try context.models(of: try client.schema.entity(named: entity).entity, keys: refs.map(\.key)) {
+                loaded[SyncIDs.RowRef(entity: model.persistentModelID.entityName, key: model._rowKey!)] = model
+            }
+        }
+        for (ref, row) in ordered {
+            clock = clock.tick(at: row.time, node: client.device)
+            if row.deleted {
+                // Deleted before it was ever pushed: the server never had it.
+                guard let gid = try ids.gid(entity: ref.entity, key: ref.key, assigning: false), ids.byGid[gid]?.deleted == false else { continue }
+                changes.append(SyncChange(entity: ref.entity, id: gid, deleted: true))
+                included.insert(gid)
+            } else if let model = loaded[ref], let change = try change(of: model, clock: clock, ids: ids, values: values, in: context) {
+                changes.append(change)
+                included.insert(change.id)
+            }
+        }
+        // Rows the changes point to that have no identifier yet are new too: they go along.
+        var index = 0
+        while index < ids.assigned.count {
+            let row = ids.assigned[index]
+            index += 1
+            guard !included.contains(row.gid), let entity = client.schema.entities[row.entity],
+                let model = try context.model(of: entity.entity, rowKey: row.key),
+                let change = try change(of: model, clock: clock, ids: ids, values: values, in: context)
+            else { continue }
+            changes.append(change)
+            included.insert(change.id)
+        }
+        guard !changes.isEmpty else { return nil }
+        let prepared = PreparedPush(
+            request: SyncPushRequest(envelope: envelope, id: UUID().uuidString.lowercased(), changes: changes), through: last)
+        let json = String(decoding: try SyncJSON.encoder.encode(prepared), as: UTF8.self)
+        try context.replicaWrite { sql in
+            try ids.recordAssigned(in: sql)
+            try sql.setState(ClientState.pending, json)
+            try sql.setState(ClientState.clock, clock.description)
+        }
+        return prepared
+    }
+
+    /// The fields of `model` that differ from what the server last gave the device: all of
+    /// them for a row the server does not have. Nil when none do.
+    private func change(
+        of model: any PersistentModel, clock: HybridLogicalClock, ids: SyncIDs, values: FieldValues, in context: ModelContext
+    ) throws -> SyncChange? {
+        let name = model.persistentModelID.entityName
+        let entity = try client.schema.entity(named: name)
+        guard let gid = try ids.gid(of: model, assigning: true) else { return nil }
+        let bases = try context.replicaRead { try ClientBases.read(gid, in: $0) }
+        var fields: [String: SyncField] = [:]
+        for field in entity.fields where !bases.waiting.contains(field.name) {
+            let value = try values.value(of: model, field, assigning: true)
+            let base = bases.values[field.name]
+            guard base != value || base == nil else { continue }
+            var synced = SyncField(value: value, clock: clock.description, base: base)
+            if field.isToMany {
+                let now = Set(value.referencedIDs)
+                let before = Set(base?.referencedIDs ?? [])
+                synced.added = now.subtracting(before).sorted()
+                synced.removed = before.subtracting(now).sorted()
+            }
+            fields[field.name] = synced
+        }
+        guard !fields.isEmpty else { return nil }
+        return SyncChange(entity: name, id: gid, fields: fields)
+    }
+
+    /// Applies the server's answer: its merges, its state of each pushed row where the device
+    /// has not changed the row since, and the new bases; then the push is no longer pending.
+    func finish(_ prepared: PreparedPush, _ response: SyncPushResponse) throws {
+        let pushed = Dictionary(prepared.request.changes.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        try ClientApply(client: client).apply(response.rows, merged: response.merged, pushed: pushed) { sql in
+            try sql.setState(ClientState.pushed, String(prepared.through))
+            try sql.setState(ClientState.pending, nil)
+        }
+    }
+}
+
+/// A row's base values (what the device last had from the server), by property, and the
+/// properties whose pulled value waits for rows that have not arrived.
+struct ClientBases {
+    var values: [String: SyncValue] = [:]
+    var clocks: [String: String] = [:]
+    var waiting: Set<String> = []
+
+    static func read(_ gid: String, in sql: StoreSQL) throws -> ClientBases {
+        var bases = ClientBases()
+        for row in try sql.rows(SyncTables.selectFields, [.text(gid)]) {
+            guard case .text(let property) = row[0] else { continue }
+            if case .text(let json) = row[1] { bases.values[property] = try SyncJSON.value(json) }
+            if case .text(let clock) = row[2] { bases.clocks[property] = clock }
+        }
+        for row in try sql.rows("SELECT property FROM \(SyncTables.waiting) WHERE gid = ?", [.text(gid)]) {
+            if case .text(let property) = row[0] { bases.waiting.insert(property) }
+        }
+        return bases
+    }
+}

@@ -1,0 +1,133 @@
+import Dispatch
+import Foundation
+import ModelKit
+import Synchronization
+
+/// A device's side of sync: its container (SQLite) and the way to the server.
+///
+/// ```swift
+/// let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: serverURL))
+/// let report = try await client.sync()   // push local changes, then pull the server's
+/// print(report.pushed, report.pulled, report.conflicts)
+/// ```
+///
+/// What it pushes comes from the store's history since the last push; what it pulls is saved as
+/// ordinary saves by the author ``author``, which observers, `ModelState`, history and other
+/// processes see, and which are never pushed back. A local edit made while a sync runs is kept
+/// and pushed next time. Its state (identifiers, base values, cursor, an unanswered push) lives
+/// in the store's own tables, so a device killed mid-sync picks up where it stopped: nothing is
+/// lost and nothing applied twice.
+public final class SyncClient: Sendable {
+    /// The history author of the saves that apply the server's changes.
+    public static let author = "ModelKitSync"
+
+    /// The device's store.
+    public let container: ModelContainer
+    /// How the device reaches the server.
+    public let transport: any SyncTransport
+    /// The device's identifier, made on its first sync setup and kept in its store.
+    public let device: String
+    let schema: SyncSchema
+    let credentials: [String: String]
+    private let queue = DispatchQueue(label: "ModelKitSync.SyncClient")
+    private let gate = SyncGate()
+
+    /// A client of `container`'s store, reaching the server through `transport`, sending
+    /// `credentials` with each request (over HTTP, headers are added by the transport).
+    /// - Throws: ``SyncError`` with ``SyncError/Code/unsupportedContainer`` for a container of
+    ///   several stores or one that cannot save; what creating sync's tables throws.
+    public init(container: ModelContainer, transport: any SyncTransport, credentials: [String: String] = [:]) throws {
+        try Self.checkSyncable(container)
+        self.container = container
+        self.transport = transport
+        self.credentials = credentials
+        schema = SyncSchema(container.schema)
+        device = try ModelContext(container).replicaWrite { sql in
+            try SyncTables.create(in: sql)
+            if let device = try sql.state(ClientState.device) { return device }
+            let device = UUID().uuidString.lowercased()
+            try sql.setState(ClientState.device, device)
+            return device
+        }
+    }
+
+    static func checkSyncable(_ container: ModelContainer) throws {
+        guard container.configurations.count <= 1, !container.configurations.contains(where: { !$0.allowsSave }) else {
+            throw SyncError(
+                .unsupportedContainer,
+                "sync needs a container of one store that saves; give the synced models a container of their own")
+        }
+    }
+
+    /// Pushes the device's changes since its last push, then pulls the server's since its last
+    /// pull, page by page. One sync runs at a time; a second call waits for the first.
+    /// - Throws: ``SyncError``: ``SyncError/Code/transportFailed`` when the server cannot be
+    ///   reached (sync again later: nothing is lost or applied twice),
+    ///   ``SyncError/Code/schemaMismatch``, ``SyncError/Code/unauthorized``, and the server's
+    ///   failures. A device too far behind the server is downloaded again in full, keeping its
+    ///   unpushed changes.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        await gate.enter()
+        defer { Task { await gate.leave() } }
+        var report = SyncReport()
+        let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials)
+        while let prepared = try await work({ try ClientPush(client: self).prepare(envelope) }) {
+            let response = try await call { try await self.transport.push(prepared.request) }
+            try await work { try ClientPush(client: self).finish(prepared, response) }
+            report.pushed += response.accepted
+            report.conflicts += response.conflicts
+        }
+        while true {
+            let cursor = try await work { try ClientPull(client: self).cursor() }
+            let response: SyncPullResponse
+            do {
+                response = try await call { try await self.transport.pull(SyncPullRequest(envelope: envelope, cursor: cursor)) }
+            } catch let error as SyncError where error.code == .tooFarBehind {
+                try await work { try ClientPull(client: self).startFullDownload() }
+                continue
+            }
+            report.pulled += try await work { try ClientPull(client: self).apply(response) }
+            if !response.hasMore { break }
+        }
+        return report
+    }
+
+    /// Runs `body` on the client's queue, where blocking on the store is allowed.
+    private func work<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result(catching: body)) }
+        }
+    }
+
+    /// Calls the transport, reporting a failure that is not the server's answer as a transport failure.
+    private func call<R>(_ body: () async throws -> R) async throws -> R {
+        do {
+            return try await body()
+        } catch let error as SyncError {
+            throw error
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw SyncError(.transportFailed, "the request did not complete (\(error)); sync again later: nothing is lost or applied twice")
+        }
+    }
+}
+
+/// One sync at a time, across suspensions.
+private actor SyncGate {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func enter() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func leave() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import ModelKit
+
+/// A model's synced fields as wire values, and wire values written back into models.
+struct FieldValues {
+    let schema: SyncSchema
+    let ids: SyncIDs
+
+    /// Every synced field of `model`. Related rows without an identifier get one with
+    /// `assigning` (they were never synced), and are left out otherwise.
+    func values(of model: any PersistentModel, _ entity: SyncSchema.Entity, assigning: Bool) throws -> [String: SyncValue] {
+        var values: [String: SyncValue] = [:]
+        for field in entity.fields {
+            values[field.name] = try value(of: model, field, assigning: assigning)
+        }
+        return values
+    }
+
+    func value(of model: any PersistentModel, _ field: SyncSchema.Field, assigning: Bool) throws -> SyncValue {
+        switch field.kind {
+        case .attribute:
+            return SyncValue(try model._modelKitValue(at: field.index))
+        case .toOne:
+            guard let target = model._modelKitModels(at: field.index).first else { return .null }
+            return try ids.gid(of: target, assigning: assigning).map(SyncValue.reference) ?? .null
+        case .toMany:
+            let gids = try model._modelKitModels(at: field.index).compactMap { try ids.gid(of: $0, assigning: assigning) }
+            return .references(gids.sorted())
+        }
+    }
+
+    /// Writes `value` into `model`'s field through its setter, if it differs from the model's.
+    /// `resolve` finds the model of a related row's identifier; a relationship some of whose
+    /// rows it cannot find is left as it is, and false returned.
+    @discardableResult
+    func assign(
+        _ value: SyncValue, to model: any PersistentModel, _ field: SyncSchema.Field, in entity: SyncSchema.Entity,
+        resolve: (String) throws -> (any PersistentModel)?
+    ) throws -> Bool {
+        switch field.kind {
+        case .attribute:
+            let stored = value.sqlValue
+            if SyncValue(try model._modelKitValue(at: field.index)) != value {
+                try entity.entity.assign(stored, at: field.index, to: model)
+            }
+        case .toOne:
+            let current = model._modelKitModels(at: field.index).first
+            guard case .reference(let gid) = value else {
+                if current != nil { model._modelKitSet([], at: field.index) }
+                return true
+            }
+            guard let target = try resolve(gid) else { return false }
+            if current !== target { model._modelKitSet([target], at: field.index) }
+        case .toMany:
+            guard case .references(let gids) = value else { return true }
+            var targets: [any PersistentModel] = []
+            for gid in gids {
+                guard let target = try resolve(gid) else { return false }
+                targets.append(target)
+            }
+            let current = model._modelKitModels(at: field.index)
+            let same = current.count == targets.count && Set(current.map(ObjectIdentifier.init)) == Set(targets.map(ObjectIdentifier.init))
+            if !same { model._modelKitSet(targets, at: field.index) }
+        }
+        return true
+    }
+}
+
+enum SyncJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+    static let decoder = JSONDecoder()
+
+    static func text(_ value: SyncValue) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    static func value(_ text: String) throws -> SyncValue {
+        try decoder.decode(SyncValue.self, from: Data(text.utf8))
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import ModelKit
+
+/// The global identifiers of rows, read from and recorded in ``SyncTables/ids`` during one
+/// request, with what was read kept for the rest of it.
+final class SyncIDs {
+    struct Row {
+        let gid: String
+        let entity: String
+        let key: Int64
+        var version: Int64
+        var deleted: Bool
+    }
+
+    private let sql: (String, [SQLValue]) throws -> [[SQLValue]]
+    private(set) var byGid: [String: Row] = [:]
+    private var byRow: [RowRef: String] = [:]
+    /// Rows given an identifier during this request, to record with its writes.
+    private(set) var assigned: [Row] = []
+
+    struct RowRef: Hashable {
+        let entity: String
+        let key: Int64
+    }
+
+    /// Identifiers read through `sql`: a query and its values, returning rows.
+    init(sql: @escaping (String, [SQLValue]) throws -> [[SQLValue]]) {
+        self.sql = sql
+    }
+
+    /// Reads the rows of `gids` not read yet.
+    func load(gids: some Sequence<String>) throws {
+        let missing = Array(Set(gids.filter { byGid[$0] == nil }))
+        for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
+            for row in try sql(SyncTables.selectIDs(count: chunk.count), chunk.map { .text($0) }) {
+                remember(Self.row(gid: row[0], entity: row[1], key: row[2], version: row[3], deleted: row[4]))
+            }
+        }
+    }
+
+    /// Reads the identifiers of `keys` of `entity` not read yet.
+    func load(entity: String, keys: some Sequence<Int64>) throws {
+        let missing = Array(Set(keys.filter { byRow[RowRef(entity: entity, key: $0)] == nil }))
+        for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
+            for row in try sql(SyncTables.selectIDsOfRows(count: chunk.count), [.text(entity)] + chunk.map { .integer($0) }) {
+                guard case .text(let gid) = row[0], case .integer(let key) = row[1], case .integer(let deleted) = row[2] else { continue }
+                remember(Row(gid: gid, entity: entity, key: key, version: 0, deleted: deleted != 0))
+            }
+        }
+    }
+
+    /// The identifier of `entity`'s row `key`, reading it if needed; with `assigning`, a new
+    /// one if the row has none.
+    func gid(entity: String, key: Int64, assigning: Bool) throws -> String? {
+        let ref = RowRef(entity: entity, key: key)
+        if byRow[ref] == nil { try load(entity: entity, keys: [key]) }
+        if let gid = byRow[ref] { return gid }
+        guard assigning else { return nil }
+        let row = Row(gid: UUID().uuidString.lowercased(), entity: entity, key: key, version: 0, deleted: false)
+        remember(row)
+        assigned.append(row)
+        return row.gid
+    }
+
+    /// The identifier of `model`'s row, which is saved.
+    func gid(of model: any PersistentModel, assigning: Bool) throws -> String? {
+        guard let key = model._rowKey else { return nil }
+        return try gid(entity: model.persistentModelID.entityName, key: key, assigning: assigning)
+    }
+
+    /// Notes a row's identifier learned otherwise (recorded by the caller).
+    func remember(_ row: Row) {
+        byGid[row.gid] = row
+        byRow[RowRef(entity: row.entity, key: row.key)] = row.gid
+    }
+
+    func markDeleted(_ gid: String) {
+        byGid[gid]?.deleted = true
+    }
+
+    /// Records the identifiers assigned during the request, in `sql`'s transaction.
+    func recordAssigned(in sql: StoreSQL) throws {
+        for row in assigned {
+            try sql.run(SyncTables.insertID, [.text(row.gid), .text(row.entity), .integer(row.key)])
+        }
+        assigned = []
+    }
+
+    private static func row(gid: SQLValue, entity: SQLValue, key: SQLValue, version: SQLValue, deleted: SQLValue) -> Row {
+        guard case .text(let gid) = gid, case .text(let entity) = entity, case .integer(let key) = key else {
+            preconditionFailure("the sync identifier table holds a malformed row")
+        }
+        let version: Int64 = if case .integer(let value) = version { value } else { 0 }
+        let deleted: Bool = if case .integer(let value) = deleted { value != 0 } else { false }
+        return Row(gid: gid, entity: entity, key: key, version: version, deleted: deleted)
+    }
+}

@@ -1,0 +1,69 @@
+import ModelKit
+
+/// What of a schema syncs: each entity's synced fields. A relationship syncs from one side
+/// only, the other following as its inverse: a to-one rather than its to-many inverse, and of
+/// two to-manys or two to-ones the side whose `entity.property` sorts first. Ephemeral
+/// attributes do not sync.
+struct SyncSchema: Sendable {
+    struct Field: Sendable {
+        let index: Int
+        let name: String
+        let kind: Schema.Entity.ReplicaProperty.Kind
+        var isToMany: Bool { if case .toMany = kind { true } else { false } }
+        var isRelationship: Bool { kind != .attribute }
+    }
+
+    struct Entity: @unchecked Sendable {
+        // Unchecked: the schema's entity is immutable once made.
+        let entity: Schema.Entity
+        let name: String
+        /// The class and its superclasses, for the rules set on either.
+        let lineage: [String]
+        let fields: [Field]
+        let fieldsByName: [String: Field]
+    }
+
+    let entities: [String: Entity]
+    /// Entities that are no subclass, by name: a full download reads each row once through its root.
+    let roots: [Entity]
+    let fingerprint: String
+
+    init(_ schema: Schema) {
+        var entities: [String: Entity] = [:]
+        for entity in schema.entities {
+            let fields = entity.replicaProperties.compactMap { property -> Field? in
+                guard !property.isEphemeral else { return nil }
+                let mine = "\(entity.name).\(property.name)"
+                switch property.kind {
+                case .attribute: break
+                case .toOne(let target, _):
+                    if let inverse = property.inverseName, !property.inverseIsToMany, "\(target).\(inverse)" < mine { return nil }
+                case .toMany(let target):
+                    if let inverse = property.inverseName, !property.inverseIsToMany || "\(target).\(inverse)" < mine { return nil }
+                }
+                return Field(index: property.index, name: property.name, kind: property.kind)
+            }
+            var lineage: [String] = []
+            var current: Schema.Entity? = entity
+            while let next = current {
+                lineage.append(next.name)
+                current = next.superentity
+            }
+            entities[entity.name] = Entity(
+                entity: entity, name: entity.name, lineage: lineage, fields: fields,
+                fieldsByName: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0) }))
+        }
+        self.entities = entities
+        roots = entities.values.filter { $0.entity.superentity == nil }.sorted { $0.name < $1.name }
+        fingerprint = schema.replicaFingerprint
+    }
+
+    /// The entity named `name`.
+    /// - Throws: ``SyncError/Code/schemaMismatch`` for a name the schema lacks.
+    func entity(named name: String) throws -> Entity {
+        guard let entity = entities[name] else {
+            throw SyncError(.schemaMismatch, "\(name) is not a model of this schema; sync devices and servers with the same models")
+        }
+        return entity
+    }
+}

@@ -1,0 +1,113 @@
+import ModelKit
+
+/// The tables sync keeps in the store beside the models, written in the same transactions as
+/// the rows they describe, so they survive restarts and move with the file. The same on a
+/// device and on the server, which use some of them:
+///
+/// | table | holds |
+/// |---|---|
+/// | `_modelkit_sync_ids` | each synced row's global identifier, entity, key, version and whether it is deleted (a tombstone) |
+/// | `_modelkit_sync_fields` | per row and property: the device's base value (what it last had from the server), and the clock of the edit that set it |
+/// | `_modelkit_sync_state` | the device's identifier, cursor, pushed history token, clock and unanswered push |
+/// | `_modelkit_sync_pushes` | the server's answer to each push, by device and push identifier, for retries |
+/// | `_modelkit_sync_merged` | identifiers the server merged into another row's (unique attributes) |
+/// | `_modelkit_sync_waiting` | pulled relationship values whose rows have not arrived yet |
+enum SyncTables {
+    static let ids = "_modelkit_sync_ids"
+    static let fields = "_modelkit_sync_fields"
+    static let state = "_modelkit_sync_state"
+    static let pushes = "_modelkit_sync_pushes"
+    static let merged = "_modelkit_sync_merged"
+    static let waiting = "_modelkit_sync_waiting"
+
+    /// Creates the tables if the store lacks them. On PostgreSQL, under a lock, so that server
+    /// instances starting together do not race.
+    static func create(in sql: StoreSQL) throws {
+        if sql.isPostgres { try sql.run("SELECT pg_advisory_xact_lock(7146251533)") }
+        try sql.execute(
+            """
+            CREATE TABLE IF NOT EXISTS \(ids) (gid TEXT PRIMARY KEY NOT NULL, entity TEXT NOT NULL, row_key BIGINT NOT NULL, version BIGINT NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0, seen BIGINT NOT NULL DEFAULT 0);
+            CREATE UNIQUE INDEX IF NOT EXISTS \(ids)_row ON \(ids) (entity, row_key);
+            CREATE TABLE IF NOT EXISTS \(fields) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
+            CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(pushes) (device TEXT NOT NULL, push TEXT NOT NULL, response TEXT NOT NULL, PRIMARY KEY (device, push));
+            CREATE TABLE IF NOT EXISTS \(merged) (gid TEXT PRIMARY KEY NOT NULL, target TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS \(waiting) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT NOT NULL, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
+            """)
+    }
+
+    // MARK: Identifiers
+
+    /// gid, entity, row key, version, deleted: for the gids bound (in chunks).
+    static func selectIDs(count: Int) -> String {
+        "SELECT gid, entity, row_key, version, deleted FROM \(ids) WHERE gid IN (\(placeholders(count)))"
+    }
+
+    /// gid, row key, deleted: of the entity bound first, for the keys bound after it.
+    static func selectIDsOfRows(count: Int) -> String {
+        "SELECT gid, row_key, deleted FROM \(ids) WHERE entity = ? AND row_key IN (\(placeholders(count)))"
+    }
+
+    /// Records a row's identifier: gid, entity, key; nothing if the row has one. Returns the gid
+    /// when it inserted it.
+    static let insertID =
+        "INSERT INTO \(ids) (gid, entity, row_key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING gid"
+    /// Takes a row's version from the bound one to the next: returns the gid if it was the bound one.
+    static let bumpVersion = "UPDATE \(ids) SET version = version + 1 WHERE gid = ? AND version = ? RETURNING gid"
+    /// Marks the bound gid deleted.
+    static let markDeleted = "UPDATE \(ids) SET deleted = 1, version = version + 1 WHERE gid = ?"
+    /// Renames a gid (a merge): new, old.
+    static let renameID = "UPDATE \(ids) SET gid = ? WHERE gid = ?"
+    /// Marks a row seen by a full download: the download's number, the gid.
+    static let markSeen = "UPDATE \(ids) SET seen = ? WHERE gid = ?"
+
+    // MARK: Fields
+
+    /// property, value, clock: of the gid bound.
+    static let selectFields = "SELECT property, value, clock FROM \(fields) WHERE gid = ?"
+    /// Sets a field's base value and clock: gid, property, value (JSON or NULL), clock.
+    static let upsertField =
+        "INSERT INTO \(fields) (gid, property, value, clock) VALUES (?, ?, ?, ?) ON CONFLICT (gid, property) DO UPDATE SET value = excluded.value, clock = excluded.clock"
+    static let deleteFields = "DELETE FROM \(fields) WHERE gid = ?"
+    static let renameFields = "UPDATE \(fields) SET gid = ? WHERE gid = ?"
+
+    // MARK: State
+
+    static let selectState = "SELECT value FROM \(state) WHERE key = ?"
+    static let upsertState = "INSERT INTO \(state) (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+    static let deleteState = "DELETE FROM \(state) WHERE key = ?"
+
+    // MARK: Server
+
+    static let selectPush = "SELECT response FROM \(pushes) WHERE device = ? AND push = ?"
+    static let insertPush = "INSERT INTO \(pushes) (device, push, response) VALUES (?, ?, ?)"
+    static let selectMerged = "SELECT target FROM \(merged) WHERE gid = ?"
+    static let insertMerged = "INSERT INTO \(merged) (gid, target) VALUES (?, ?) ON CONFLICT (gid) DO NOTHING"
+
+    // MARK: Waiting relationships
+
+    static let selectWaiting = "SELECT gid, property, value, clock FROM \(waiting)"
+    static let upsertWaiting =
+        "INSERT INTO \(waiting) (gid, property, value, clock) VALUES (?, ?, ?, ?) ON CONFLICT (gid, property) DO UPDATE SET value = excluded.value, clock = excluded.clock"
+    static let deleteWaiting = "DELETE FROM \(waiting) WHERE gid = ? AND property = ?"
+
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}
+
+extension StoreSQL {
+    /// A value of the state table.
+    func state(_ key: String) throws -> String? {
+        guard case .text(let value)? = try rows(SyncTables.selectState, [.text(key)]).first?.first else { return nil }
+        return value
+    }
+
+    func setState(_ key: String, _ value: String?) throws {
+        if let value {
+            try run(SyncTables.upsertState, [.text(key), .text(value)])
+        } else {
+            try run(SyncTables.deleteState, [.text(key)])
+        }
+    }
+}

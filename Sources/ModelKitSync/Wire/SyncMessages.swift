@@ -1,0 +1,139 @@
+import Foundation
+
+/// One row's change: its entity, its global identifier, and either its deletion or its fields.
+public struct SyncChange: Sendable, Codable, Equatable {
+    /// The row's model class name (its own class, in a class hierarchy).
+    public var entity: String
+    /// The row's global identifier, the same on every device and on the server.
+    public var id: String
+    /// Whether the row is deleted: a tombstone, with no fields.
+    public var deleted: Bool
+    /// The row's fields by property name. In a push, the changed ones; from the server, all.
+    public var fields: [String: SyncField]
+
+    public init(entity: String, id: String, deleted: Bool = false, fields: [String: SyncField] = [:]) {
+        self.entity = entity
+        self.id = id
+        self.deleted = deleted
+        self.fields = fields
+    }
+}
+
+/// One property of a ``SyncChange``.
+public struct SyncField: Sendable, Codable, Equatable {
+    /// The value: in a push, the device's; from the server, the resolved one.
+    public var value: SyncValue
+    /// The hybrid logical clock of the edit that set the value (see ``HybridLogicalClock``).
+    public var clock: String
+    /// In a push: what the device last had from the server for this property; absent if never.
+    public var base: SyncValue?
+    /// In a push of a to-many: the identifiers the device added since ``base``.
+    public var added: [String]?
+    /// In a push of a to-many: the identifiers the device removed since ``base``.
+    public var removed: [String]?
+
+    public init(value: SyncValue, clock: String, base: SyncValue? = nil, added: [String]? = nil, removed: [String]? = nil) {
+        self.value = value
+        self.clock = clock
+        self.base = base
+        self.added = added
+        self.removed = removed
+    }
+}
+
+/// What a device asks of the server, besides its changes or its cursor: who it is, its schema,
+/// and the credentials the server's authorization hook reads.
+public struct SyncEnvelope: Sendable, Codable, Equatable {
+    /// The wire format's version; a server refuses versions it does not speak.
+    public var protocolVersion: Int
+    /// The device's schema digest; the server refuses a request whose schema is not its own.
+    public var schema: String
+    /// The device's identifier, made once and kept in its store.
+    public var device: String
+    /// Credentials for the server's authorization hook; the HTTP handler adds the request's
+    /// headers here, lowercased.
+    public var credentials: [String: String]
+
+    public static let currentProtocolVersion = 1
+
+    public init(schema: String, device: String, credentials: [String: String] = [:], protocolVersion: Int = Self.currentProtocolVersion) {
+        self.protocolVersion = protocolVersion
+        self.schema = schema
+        self.device = device
+        self.credentials = credentials
+    }
+}
+
+/// A device's local changes, sent once and applied once: a push retried with the same ``id``
+/// (its response was lost) gets the first answer again.
+public struct SyncPushRequest: Sendable, Codable, Equatable {
+    public var envelope: SyncEnvelope
+    /// The push's identifier, unique per device.
+    public var id: String
+    /// The changed rows, in the order they were changed.
+    public var changes: [SyncChange]
+
+    public init(envelope: SyncEnvelope, id: String, changes: [SyncChange]) {
+        self.envelope = envelope
+        self.id = id
+        self.changes = changes
+    }
+}
+
+/// The server's answer to a push.
+public struct SyncPushResponse: Sendable, Codable, Equatable {
+    /// How many pushed changes the server took (a change to a deleted row is not taken).
+    public var accepted: Int
+    /// How many pushed fields met a concurrent change and were resolved by a rule.
+    public var conflicts: Int
+    /// The server's state of each pushed row after the push: all its fields, or its tombstone.
+    public var rows: [SyncChange]
+    /// Pushed identifiers the server merged into another row (a unique attribute's value was
+    /// already stored): pushed identifier to the row's identifier.
+    public var merged: [String: String]
+
+    public init(accepted: Int, conflicts: Int, rows: [SyncChange], merged: [String: String]) {
+        self.accepted = accepted
+        self.conflicts = conflicts
+        self.rows = rows
+        self.merged = merged
+    }
+}
+
+/// A device's request for the server's changes after its cursor.
+public struct SyncPullRequest: Sendable, Codable, Equatable {
+    public var envelope: SyncEnvelope
+    /// Where the device's last pull ended; nil for everything (a full download).
+    public var cursor: String?
+    /// The most rows one response carries.
+    public var limit: Int
+
+    public init(envelope: SyncEnvelope, cursor: String?, limit: Int = 2_000) {
+        self.envelope = envelope
+        self.cursor = cursor
+        self.limit = limit
+    }
+}
+
+/// A page of the server's changes.
+public struct SyncPullResponse: Sendable, Codable, Equatable {
+    /// Rows changed after the request's cursor, each in its current state.
+    public var changes: [SyncChange]
+    /// Where this page ends: the next pull's cursor. Opaque to devices.
+    public var cursor: String
+    /// Whether more changes follow: pull again with ``cursor``.
+    public var hasMore: Bool
+    /// Whether the page is part of a full download, after which the device drops every row
+    /// the download did not hold (rows deleted on the server while the device was away).
+    public var isFullDownload: Bool
+    /// Identifiers merged into others since the cursor (see ``SyncPushResponse/merged``).
+    public var merged: [String: String]
+
+    public init(changes: [SyncChange], cursor: String, hasMore: Bool, isFullDownload: Bool, merged: [String: String] = [:]) {
+        self.changes = changes
+        self.cursor = cursor
+        self.hasMore = hasMore
+        self.isFullDownload = isFullDownload
+        self.merged = merged
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ModelKit
+@testable import ModelKitPostgres
+import ModelKitSync
+import Testing
+
+/// Where the server's store lives in a test.
+enum ServerKind: String, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    /// SQLite, and PostgreSQL when `MODELKIT_TEST_POSTGRES_URL` names a server.
+    static var available: [ServerKind] { [.sqlite] + (PostgresServer.url == nil ? [] : [.postgres]) }
+
+    var testDescription: String { rawValue }
+}
+
+/// A throwaway PostgreSQL schema for one test, dropped at the end.
+final class PostgresServer: Sendable {
+    static let url: URL? = ProcessInfo.processInfo.environment["MODELKIT_TEST_POSTGRES_URL"].flatMap(URL.init(string:))
+    let schemaName = "modelkit_sync_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
+
+    /// The URL instance `instance` connects with: instances have their own application names,
+    /// as separate processes would.
+    func url(instance: Int) -> URL {
+        var components = URLComponents(url: Self.url!, resolvingAgainstBaseURL: false)!
+        components.queryItems = (components.queryItems ?? []) + [
+            URLQueryItem(name: "schema", value: schemaName), URLQueryItem(name: "application_name", value: "\(schemaName)_\(instance)"),
+        ]
+        return components.url!
+    }
+
+    deinit {
+        try? PostgresDriverForTests.execute("DROP SCHEMA IF EXISTS \"\(schemaName)\" CASCADE", at: Self.url!)
+    }
+}
+
+/// A server, its store, and devices on SQLite files, all in one test's directory.
+final class SyncWorld {
+    let directory: URL
+    let kind: ServerKind
+    private let postgres: PostgresServer?
+    private(set) var servers: [SyncServer] = []
+    private var deviceCount = 0
+
+    init(_ kind: ServerKind = .sqlite, instances: Int = 1, policies: SyncPolicies = SyncPolicies()) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ModelKitSyncTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.kind = kind
+        postgres = kind == .postgres ? PostgresServer() : nil
+        for instance in 1...instances {
+            servers.append(try SyncServer(container: try serverContainer(instance: instance), policies: policies))
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    var server: SyncServer { servers[0] }
+
+    /// A container on the server's store, as instance `instance` opens it.
+    func serverContainer(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes) throws -> ModelContainer {
+        switch kind {
+        case .sqlite:
+            return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: directory.appendingPathComponent("server.store"))])
+        case .postgres:
+            return try ModelContainer(for: Schema(types), configurations: [PostgresConfiguration(url: postgres!.url(instance: instance))])
+        }
+    }
+
+    /// A new device, syncing through server instance `instance` (in process).
+    func device(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes) throws -> Device {
+        deviceCount += 1
+        let url = directory.appendingPathComponent("device\(deviceCount).store")
+        return try Device(url: url, types: types, transport: servers[instance - 1])
+    }
+}
+
+/// A device: its container, a context to edit with, and its sync client.
+final class Device {
+    let url: URL
+    let container: ModelContainer
+    let client: SyncClient
+    let context: ModelContext
+
+    init(url: URL, types: [any PersistentModel.Type], transport: any SyncTransport) throws {
+        self.url = url
+        container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+        client = try SyncClient(container: container, transport: transport)
+        context = ModelContext(container)
+        context.autosaveEnabled = false
+    }
+
+    @discardableResult
+    func sync() async throws -> SyncReport {
+        try await client.sync()
+    }
+
+    /// The models of `type` as a fresh context reads them.
+    func all<T: PersistentModel>(_ type: T.Type, sortBy: [SortDescriptor<T>] = []) throws -> [T] {
+        try ModelContext(container).fetch(FetchDescriptor<T>(sortBy: sortBy))
+    }
+}
+
+enum PostgresDriverForTests {
+    static func execute(_ sql: String, at url: URL) throws {
+        try PostgresDriver(url: url, connectTimeout: .seconds(5)).connect().execute(sql)
+    }
+}
