@@ -93,7 +93,7 @@ enum SampleKind: String, Codable {
     init(title: String) { self.title = title }
 }
 
-@Model final class Task: Item {
+@Model final class TodoTask: Item {
     var done: Bool
     init(title: String, done: Bool) {
         self.done = done
@@ -101,4 +101,4 @@ enum SampleKind: String, Codable {
     }
 }
 
-let syncedTypes: [any PersistentModel.Type] = [Note.self, Tag.self, Folder.self, Counter.self, Sample.self, Item.self, Task.self]
+let syncedTypes: [any PersistentModel.Type] = [Note.self, Tag.self, Folder.self, Counter.self, Sample.self, Item.self, TodoTask.self]

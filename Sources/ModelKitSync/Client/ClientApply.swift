@@ -118,8 +118,16 @@ struct ClientApply {
             for (name, pulled) in change.fields {
                 guard let field = entity.fieldsByName[name] else { continue }
                 let current = try values.value(of: model, field, assigning: true)
+                // A field waiting for rows was no local edit when it began to wait, and is not
+                // pushed while it waits: the server's value is the one to take.
                 let localEdit =
-                    if let sent = pushed[change.id]?.fields[name] { current != sent.value } else { known.values[name].map { current != $0 } ?? false }
+                    if known.waiting.contains(name) {
+                        false
+                    } else if let sent = pushed[change.id]?.fields[name] {
+                        current != sent.value
+                    } else {
+                        known.values[name].map { current != $0 } ?? false
+                    }
                 if !localEdit, current != pulled.value {
                     guard try values.assign(pulled.value, to: model, field, in: entity, resolve: resolve) else {
                         waiting.append((change.id, name, pulled.value, pulled.clock))
