@@ -70,7 +70,7 @@ final class SyncWorld {
     func device(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes) throws -> Device {
         deviceCount += 1
         let url = directory.appendingPathComponent("device\(deviceCount).store")
-        return try Device(url: url, types: types, transport: servers[instance - 1])
+        return try Device(url: url, types: types, transport: servers[instance - 1], keeping: self)
     }
 }
 
@@ -80,9 +80,12 @@ final class Device {
     let container: ModelContainer
     let client: SyncClient
     let context: ModelContext
+    /// The world the device syncs in, kept while the device is: its server store goes with it.
+    private let world: AnyObject?
 
-    init(url: URL, types: [any PersistentModel.Type], transport: any SyncTransport) throws {
+    init(url: URL, types: [any PersistentModel.Type], transport: any SyncTransport, keeping world: AnyObject? = nil) throws {
         self.url = url
+        self.world = world
         container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
         client = try SyncClient(container: container, transport: transport)
         context = ModelContext(container)

@@ -14,10 +14,19 @@ struct ClientPull {
     /// pull starts without a cursor, and rows the download does not bring are then dropped.
     func startFullDownload() throws {
         try ModelContext(client.container).replicaWrite { sql in
-            let number = (try sql.state(ClientState.download).flatMap { Int64($0) } ?? 0) + 1
-            try sql.setState(ClientState.download, String(number))
+            try Self.beginDownload(in: sql)
             try sql.setState(ClientState.cursor, nil)
         }
+    }
+
+    /// Numbers a new full download, after every earlier one: rows it brings are marked with
+    /// its number, and those with an older one are gone from the server.
+    @discardableResult
+    private static func beginDownload(in sql: StoreSQL) throws -> Int64 {
+        let number = (try sql.state(ClientState.downloads).flatMap { Int64($0) } ?? 0) + 1
+        try sql.setState(ClientState.downloads, String(number))
+        try sql.setState(ClientState.download, String(number))
+        return number
     }
 
     /// Applies one page and moves the cursor past it, together. Returns how many rows changed.
@@ -26,9 +35,7 @@ struct ClientPull {
         var download: Int64?
         if page.isFullDownload {
             download = try context.replicaWrite { sql in
-                if let number = try sql.state(ClientState.download).flatMap({ Int64($0) }) { return number }
-                try sql.setState(ClientState.download, "1")
-                return 1
+                try sql.state(ClientState.download).flatMap { Int64($0) } ?? Self.beginDownload(in: sql)
             }
         }
         let changed = try ClientApply(client: client).apply(page.changes, merged: page.merged, download: download) { sql in

@@ -14,6 +14,8 @@ enum ClientState {
     static let pending = "pending"
     /// The number of the full download under way, if one is.
     static let download = "download"
+    /// How many full downloads the device has begun.
+    static let downloads = "downloads"
 }
 
 /// A push sent or about to be: the request, and the local history token it covers up to.
