@@ -54,9 +54,7 @@ extension ModelContext {
             }()
         }
         func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
-            try reader(for: entity).first(SQL(text: SQL.row(of: row.count), bindings: row)) { statement in
-                try T(_modelKitRow: ModelRow(statement: statement, entity: entity, context: self))
-            }!
+            try T(_modelKitRow: ModelRow(statement: Statement(row: row), entity: entity, context: self))
         }
         let model = try make(entity.type)
         model._$modelKit.entity = entity

@@ -3,6 +3,13 @@ final class Statement {
     private let backend: any DatabaseStatement
     let sql: String
 
+    /// A statement standing on one row of values, already stepped to it: how a model is made
+    /// from values that no query returned (see ``ModelContext/makeModel(of:values:)``).
+    init(row: [SQLValue]) {
+        sql = ""
+        backend = ValuesStatement(row)
+    }
+
     /// Prepares `sql`, written with `?` parameters, in `dialect`'s spelling.
     init(sql: String, in connection: any DatabaseConnection, dialect: SQLDialect) throws {
         self.sql = sql
@@ -64,4 +71,16 @@ final class Statement {
     func column(_ index: Int32) -> SQLValue {
         backend.column(index)
     }
+}
+
+
+/// One row of values, as a statement positioned on it reads them.
+private final class ValuesStatement: DatabaseStatement {
+    private let row: [SQLValue]
+    init(_ row: [SQLValue]) { self.row = row }
+    func bind(_ values: [SQLValue]) throws {}
+    func step() throws -> Bool { false }
+    func reset() {}
+    var columnCount: Int32 { Int32(row.count) }
+    func column(_ index: Int32) -> SQLValue { row[Int(index)] }
 }

@@ -73,7 +73,10 @@ public final class SyncClient: Sendable {
         var report = SyncReport()
         let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials)
         while let prepared = try await work({ try ClientPush(client: self).prepare(envelope) }) {
-            let response = try await call { try await self.transport.push(prepared.request) }
+            // An unanswered push goes again as it was, with today's credentials.
+            var request = prepared.request
+            request.envelope = envelope
+            let response = try await call { [request] in try await self.transport.push(request) }
             try await work { try ClientPush(client: self).finish(prepared, response) }
             report.pushed += response.accepted
             report.conflicts += response.conflicts
