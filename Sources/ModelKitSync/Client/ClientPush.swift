@@ -57,21 +57,32 @@ struct ClientPush {
     private func changes(
         of transactions: [DefaultHistoryTransaction], through last: Int64, envelope: SyncEnvelope, in context: ModelContext
     ) throws -> PreparedPush? {
-        // The rows touched, in order, each with its latest transaction's time.
-        var touched: [SyncIDs.RowRef: (order: Int, time: Date, deleted: Bool)] = [:]
+        // The rows touched, in order: when each was last touched, and each property last changed.
+        var touched: [SyncIDs.RowRef: TouchedRow] = [:]
         for transaction in transactions {
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, client.schema.entities[identifier.entityName] != nil else { continue }
                 let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
-                let deleted = if case .delete = change { true } else { false }
-                touched[ref] = (touched[ref]?.order ?? touched.count, transaction.timestamp, deleted)
+                var row = touched[ref] ?? TouchedRow(order: touched.count)
+                row.time = transaction.timestamp
+                switch change {
+                case .delete: row.deleted = true
+                case .insert:
+                    row.deleted = false
+                    row.propertyTimes = [:]
+                case .update(let update):
+                    for name in Self.propertyNames(of: update) { row.propertyTimes[name] = transaction.timestamp }
+                }
+                touched[ref] = row
             }
         }
         guard !touched.isEmpty else { return nil }
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         let values = FieldValues(schema: client.schema, ids: ids)
-        var clock = try context.replicaRead { try $0.state(ClientState.clock) }.flatMap(HybridLogicalClock.init) ?? .zero
+        // Edits come after every clock reading the device saw before them: those of its last sync.
+        let seen = try context.replicaRead { try $0.state(ClientState.clock) }.flatMap(HybridLogicalClock.init) ?? .zero
+        var newest = seen
         var changes: [SyncChange] = []
         var included = Set<String>()
 
@@ -84,13 +95,12 @@ struct ClientPush {
             }
         }
         for (ref, row) in ordered {
-            clock = clock.tick(at: row.time, node: client.device)
             if row.deleted {
                 // Deleted before it was ever pushed: the server never had it.
                 guard let gid = try ids.gid(entity: ref.entity, key: ref.key, assigning: false), ids.byGid[gid]?.deleted == false else { continue }
                 changes.append(SyncChange(entity: ref.entity, id: gid, deleted: true))
                 included.insert(gid)
-            } else if let model = loaded[ref], let change = try change(of: model, clock: clock, ids: ids, values: values, in: context) {
+            } else if let model = loaded[ref], let change = try change(of: model, row: row, seen: seen, newest: &newest, ids: ids, values: values, in: context) {
                 changes.append(change)
                 included.insert(change.id)
             }
@@ -102,7 +112,7 @@ struct ClientPush {
             index += 1
             guard !included.contains(row.gid), let entity = client.schema.entities[row.entity],
                 let model = try context.model(of: entity.entity, rowKey: row.key),
-                let change = try change(of: model, clock: clock, ids: ids, values: values, in: context)
+                let change = try change(of: model, row: TouchedRow(order: 0), seen: seen, newest: &newest, ids: ids, values: values, in: context)
             else { continue }
             changes.append(change)
             included.insert(change.id)
@@ -114,7 +124,7 @@ struct ClientPush {
         try context.replicaWrite { sql in
             try ids.recordAssigned(in: sql)
             try sql.setState(ClientState.pending, json)
-            try sql.setState(ClientState.clock, clock.description)
+            try sql.setState(ClientState.clock, newest.description)
         }
         return prepared
     }
@@ -122,7 +132,8 @@ struct ClientPush {
     /// The fields of `model` that differ from what the server last gave the device: all of
     /// them for a row the server does not have. Nil when none do.
     private func change(
-        of model: any PersistentModel, clock: HybridLogicalClock, ids: SyncIDs, values: FieldValues, in context: ModelContext
+        of model: any PersistentModel, row: TouchedRow, seen: HybridLogicalClock, newest: inout HybridLogicalClock, ids: SyncIDs,
+        values: FieldValues, in context: ModelContext
     ) throws -> SyncChange? {
         let name = model.persistentModelID.entityName
         let entity = try client.schema.entity(named: name)
@@ -133,6 +144,9 @@ struct ClientPush {
             let value = try values.value(of: model, field, assigning: true)
             let base = bases.values[field.name]
             guard base != value || base == nil else { continue }
+            // The edit's time: when the property last changed, or the row if history does not say.
+            let clock = seen.tick(at: row.propertyTimes[field.name] ?? row.time, node: client.device)
+            newest = max(newest, clock)
             var synced = SyncField(value: value, clock: clock.description, base: base)
             if field.isToMany {
                 let now = Set(value.referencedIDs)
@@ -154,6 +168,24 @@ struct ClientPush {
             try sql.setState(ClientState.pushed, String(prepared.through))
             try sql.setState(ClientState.pending, nil)
         }
+    }
+}
+
+/// A row as the history since the last push touched it.
+struct TouchedRow {
+    /// Its place among the rows touched.
+    let order: Int
+    /// When it was last touched; now for a row that goes along with another.
+    var time = Date()
+    var deleted = false
+    /// When each property last changed, by name, as updates list them.
+    var propertyTimes: [String: Date] = [:]
+}
+
+extension ClientPush {
+    /// The names of the properties `update` lists as changed.
+    static func propertyNames<Update: HistoryUpdate>(of update: Update) -> [String] {
+        update.updatedAttributes.compactMap { keyPath in Update.Model.schemaMetadata.first { $0.keyPath == keyPath as AnyKeyPath }?.name }
     }
 }
 
