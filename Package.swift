@@ -141,6 +141,8 @@ var targets: [Target] = [
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(name: "modelkit-load", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ"], path: "Benchmarks/modelkit-load"),
+    .executableTarget(
+        name: "modelkit-sync-server", dependencies: ["ModelKit", "ModelKitPostgres", "ModelKitSync"], path: "Examples/modelkit-sync-server"),
     .executableTarget(name: "appstate-demo", dependencies: ["AppState"], path: "Examples/appstate-demo"),
     .target(name: "Records", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/Records"),
     .executableTarget(name: "records", dependencies: ["Records", "AppState"] + swiftDataDependency, path: "Examples/records"),
@@ -156,7 +158,7 @@ var targets: [Target] = [
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "ModelKitSyncTests", dependencies: ["ModelKitSync", "ModelKit", "ModelKitPostgres"]),
+    .testTarget(name: "ModelKitSyncTests", dependencies: ["ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "TestSupport"]),
     .testTarget(
         name: "AppStateTests",
         dependencies: [

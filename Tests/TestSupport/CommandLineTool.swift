@@ -12,7 +12,8 @@ public final class CommandLineTool {
 
     /// The tool's `HOME`, under the system temp directory.
     public let home: URL
-    private let executable: URL
+    /// The tool's executable file.
+    public let executable: URL
 
     /// Prepares to run the executable product `name`, built beside the test bundle.
     public init(_ name: String) throws {

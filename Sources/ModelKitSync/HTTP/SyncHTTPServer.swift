@@ -1,0 +1,168 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server for a ``SyncHTTPHandler``, on POSIX sockets: for demos, tests and
+/// `modelkit-sync-server`. It speaks plain HTTP with `Content-Length` bodies and keep-alive, a
+/// thread per connection; behind a real deployment, mount the handler in your HTTP framework
+/// (Vapor, Hummingbird) or put TLS in front.
+public final class SyncHTTPServer: Sendable {
+    public let handler: SyncHTTPHandler
+    /// The port the server listens on (the one the system chose, if 0 was asked for).
+    public let port: UInt16
+    private let listener: Int32
+    private let stopped = Atomic(false)
+
+    /// Listens on `host` (an IPv4 address) and `port` (0: any free port).
+    /// - Throws: ``SyncError/Code/transportFailed`` when the address cannot be bound.
+    public init(handler: SyncHTTPHandler, host: String = "127.0.0.1", port: UInt16 = 0) throws {
+        self.handler = handler
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw SyncError(.transportFailed, "cannot open a socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            close(descriptor)
+            throw SyncError(.transportFailed, "\(host) is not an IPv4 address")
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw SyncError(.transportFailed, "cannot listen on \(host):\(port): \(reason)")
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.port = UInt16(bigEndian: actual.sin_port)
+        listener = descriptor
+    }
+
+    deinit { stop() }
+
+    /// Accepts connections on a thread of its own until ``stop()``.
+    public func start() {
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    /// Accepts connections on the calling thread until ``stop()``.
+    public func run() {
+        while !stopped.load(ordering: .relaxed) {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else {
+                if errno == EINTR { continue }
+                return
+            }
+            Thread.detachNewThread { [self] in serve(connection) }
+        }
+    }
+
+    /// Stops accepting connections.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// Answers requests on one connection until the client closes it.
+    private func serve(_ connection: Int32) {
+        defer { close(connection) }
+        var buffer = Data()
+        while let request = Self.readRequest(from: connection, buffer: &buffer) {
+            let response = Self.wait { await self.handler.handle(method: request.method, path: request.path, headers: request.headers, body: request.body) }
+            var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
+            for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+            head += "Content-Length: \(response.body.count)\r\nConnection: keep-alive\r\n\r\n"
+            guard Self.write(Data(head.utf8) + response.body, to: connection) else { return }
+        }
+    }
+
+    private struct Request {
+        let method: String
+        let path: String
+        let headers: [String: String]
+        let body: Data
+    }
+
+    private static func readRequest(from connection: Int32, buffer: inout Data) -> Request? {
+        let separator = Data("\r\n\r\n".utf8)
+        var headerEnd = buffer.range(of: separator)
+        while headerEnd == nil {
+            guard read(from: connection, into: &buffer), buffer.count < 1 << 20 else { return nil }
+            headerEnd = buffer.range(of: separator)
+        }
+        let head = String(decoding: buffer[..<headerEnd!.lowerBound], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ")
+        guard requestLine.count >= 2 else { return nil }
+        var headers: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
+        let bodyStart = headerEnd!.upperBound
+        while buffer.count - (bodyStart - buffer.startIndex) < length {
+            guard read(from: connection, into: &buffer) else { return nil }
+        }
+        let body = buffer[bodyStart..<bodyStart + length]
+        let request = Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body))
+        buffer = Data(buffer[(bodyStart + length)...])
+        return request
+    }
+
+    private static func read(from connection: Int32, into buffer: inout Data) -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<count])
+        return true
+    }
+
+    private static func write(_ data: Data, to connection: Int32) -> Bool {
+        data.withUnsafeBytes { bytes in
+            var sent = 0
+            while sent < bytes.count {
+                let count = send(connection, bytes.baseAddress! + sent, bytes.count - sent, Self.sendFlags)
+                guard count > 0 else { return false }
+                sent += count
+            }
+            return true
+        }
+    }
+
+    #if canImport(Glibc)
+    private static let sendFlags = Int32(MSG_NOSIGNAL)
+    #else
+    private static let sendFlags: Int32 = 0
+    #endif
+
+    /// Runs `body` and waits for it on this connection's own thread, not a cooperative one.
+    private static func wait<R: Sendable>(_ body: @escaping @Sendable () async -> R) -> R {
+        let result = Mutex<R?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let value = await body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
