@@ -155,10 +155,14 @@ var targets: [Target] = [
         swiftSettings: macroSettings,
         linkerSettings: macroTestLinkerSettings
     ),
+    .executableTarget(
+        name: "modelkit-sync-crash-device", dependencies: ["ModelKit", "ModelKitSync"], path: "Tests/Tools/modelkit-sync-crash-device"),
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
-    .testTarget(name: "ModelKitSyncTests", dependencies: ["ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "TestSupport"]),
+    .testTarget(name: "ModelKitSyncTests", dependencies: [
+            "ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "modelkit-sync-crash-device", "TestSupport",
+        ]),
     .testTarget(
         name: "AppStateTests",
         dependencies: [
