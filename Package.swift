@@ -140,6 +140,8 @@ var targets: [Target] = [
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
+    .executableTarget(
+        name: "modelkit-sync-bench", dependencies: ["ModelKit", "ModelKitSync", sqliteDependency], path: "Benchmarks/modelkit-sync-bench"),
     .executableTarget(name: "modelkit-load", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ"], path: "Benchmarks/modelkit-load"),
     .executableTarget(
         name: "modelkit-sync-server", dependencies: ["ModelKit", "ModelKitPostgres", "ModelKitSync"], path: "Examples/modelkit-sync-server"),

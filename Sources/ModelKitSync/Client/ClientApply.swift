@@ -23,10 +23,7 @@ struct ClientApply {
     ) throws -> Int {
         if !merged.isEmpty {
             try ModelContext(client.container).replicaWrite { sql in
-                for (old, new) in merged {
-                    try sql.run(SyncTables.renameID, [.text(new), .text(old)])
-                    try sql.run(SyncTables.renameFields, [.text(new), .text(old)])
-                }
+                for (old, new) in merged { try sql.run(SyncTables.renameID, [.text(new), .text(old)]) }
             }
         }
         for _ in 0..<32 {
@@ -50,12 +47,15 @@ struct ClientApply {
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         let values = FieldValues(schema: schema, ids: ids)
         try ids.load(gids: rows.flatMap { [$0.id] + $0.fields.values.flatMap(\.value.referencedIDs) })
+        let waitingBefore = try context.replicaRead { try WaitingFields.read(in: $0) }
+        let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
 
         var created: [String: (model: any PersistentModel, entity: SyncSchema.Entity)] = [:]
         var createdOrder: [String] = []
         var updates: [(change: SyncChange, model: any PersistentModel, entity: SyncSchema.Entity)] = []
         var deletes: [String] = []
-        var bases: [(gid: String, property: String, value: SyncValue, clock: String)] = []
+        /// The field records written: each row's bases and clocks as they become.
+        var records: [String: FieldRecord] = [:]
         var waiting: [(gid: String, property: String, value: SyncValue, clock: String)] = []
         var resolvedWaiting: [(gid: String, property: String)] = []
         var changed = 0
@@ -66,6 +66,9 @@ struct ClientApply {
                 let entity = schema.entities[row.entity]
             else { return nil }
             return try context.model(of: entity.entity, rowKey: row.key)
+        }
+        func setBase(_ gid: String, _ property: String, _ value: SyncValue, _ clock: String) {
+            records[gid, default: ids.byGid[gid]?.fields ?? FieldRecord()][property] = .init(base: value, clock: clock)
         }
 
         for change in rows {
@@ -79,6 +82,7 @@ struct ClientApply {
                     deletes.append(change.id)
                 } else if !row.deleted, let model = try context.model(of: entity.entity, rowKey: row.key) {
                     updates.append((change, model, entity))
+                    records[change.id] = row.fields
                 }
                 // Otherwise deleted here, and the delete is on its way to the server: it wins.
             } else if !change.deleted, created[change.id] == nil {
@@ -96,37 +100,39 @@ struct ClientApply {
                 context.insert(model)
                 created[change.id] = (model, entity)
                 createdOrder.append(change.id)
+                records[change.id] = FieldRecord()
                 changed += 1
             }
         }
 
         for gid in createdOrder {
             let (model, entity) = created[gid]!
-            let change = rows.last { $0.id == gid }!
+            let change = byID[gid]!
             for field in entity.fields {
                 guard let pulled = change.fields[field.name] else { continue }
                 if field.isRelationship, try !values.assign(pulled.value, to: model, field, in: entity, resolve: resolve) {
                     waiting.append((gid, field.name, pulled.value, pulled.clock))
                 } else {
-                    bases.append((gid, field.name, pulled.value, pulled.clock))
+                    setBase(gid, field.name, pulled.value, pulled.clock)
                 }
             }
         }
         for (change, model, entity) in updates {
-            let known = try context.replicaRead { try ClientBases.read(change.id, in: $0) }
+            let known = ids.byGid[change.id]?.fields ?? FieldRecord()
             var rowChanged = false
             for (name, pulled) in change.fields {
                 guard let field = entity.fieldsByName[name] else { continue }
                 let current = try values.value(of: model, field, assigning: true)
+                let isWaiting = waitingBefore.contains(change.id, name)
                 // A field waiting for rows was no local edit when it began to wait, and is not
                 // pushed while it waits: the server's value is the one to take.
                 let localEdit =
-                    if known.waiting.contains(name) {
+                    if isWaiting {
                         false
                     } else if let sent = pushed[change.id]?.fields[name] {
                         current != sent.value
                     } else {
-                        known.values[name].map { current != $0 } ?? false
+                        known[name]?.base.map { current != $0 } ?? false
                     }
                 if !localEdit, current != pulled.value {
                     guard try values.assign(pulled.value, to: model, field, in: entity, resolve: resolve) else {
@@ -135,8 +141,8 @@ struct ClientApply {
                     }
                     rowChanged = true
                 }
-                bases.append((change.id, name, pulled.value, pulled.clock))
-                if known.waiting.contains(name) { resolvedWaiting.append((change.id, name)) }
+                setBase(change.id, name, pulled.value, pulled.clock)
+                if isWaiting { resolvedWaiting.append((change.id, name)) }
             }
             if rowChanged { changed += 1 }
         }
@@ -145,42 +151,38 @@ struct ClientApply {
         let waited = try context.replicaRead { try $0.rows(SyncTables.selectWaiting) }
         for row in waited {
             guard case .text(let gid) = row[0], case .text(let name) = row[1], case .text(let json) = row[2], case .text(let clock) = row[3],
-                !waiting.contains(where: { $0.gid == gid && $0.property == name }), !bases.contains(where: { $0.gid == gid && $0.property == name }),
-                let model = try resolve(gid), let entity = schema.entities[model.persistentModelID.entityName],
-                let field = entity.fieldsByName[name]
+                byID[gid]?.fields[name] == nil, let model = try resolve(gid),
+                let entity = schema.entities[model.persistentModelID.entityName], let field = entity.fieldsByName[name]
             else { continue }
             let value = try SyncJSON.value(json)
             if try values.assign(value, to: model, field, in: entity, resolve: resolve) {
-                bases.append((gid, name, value, clock))
+                setBase(gid, name, value, clock)
                 resolvedWaiting.append((gid, name))
             }
         }
 
         try context.save { sql in
             if try sql.newestHistoryToken(notBy: SyncClient.author) != seenLocal { throw LocalSaveRaced() }
+            let seen: SQLValue = .integer(download ?? 0)
             for gid in createdOrder {
                 let model = created[gid]!.model
                 guard let key = model._rowKey else { continue }
-                try sql.run(SyncTables.insertID, [.text(gid), .text(model.persistentModelID.entityName), .integer(key)])
+                try sql.run(
+                    SyncTables.insertID, [.text(gid), .text(model.persistentModelID.entityName), .integer(key), seen, records[gid]!.stored])
+                records[gid] = nil
             }
             try ids.recordAssigned(in: sql)
-            for gid in deletes {
-                try sql.run(SyncTables.markDeleted, [.text(gid)])
-                try sql.run(SyncTables.deleteFields, [.text(gid)])
-            }
-            for (gid, property, value, clock) in bases {
-                try sql.run(SyncTables.upsertField, [.text(gid), .text(property), .text(try SyncJSON.text(value)), .text(clock)])
-            }
+            for gid in deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
+            for (gid, record) in records { try sql.run(SyncTables.updateFields, [record.stored, seen, seen, .text(gid)]) }
             for (gid, property) in resolvedWaiting { try sql.run(SyncTables.deleteWaiting, [.text(gid), .text(property)]) }
             for (gid, property, value, clock) in waiting {
                 try sql.run(SyncTables.upsertWaiting, [.text(gid), .text(property), .text(try SyncJSON.text(value)), .text(clock)])
             }
             // The device's clock moves past every reading it sees.
-            let seen = bases.compactMap { HybridLogicalClock($0.clock) }.max()
+            let newest = rows.lazy.flatMap(\.fields.values).compactMap { HybridLogicalClock($0.clock) }.max()
             let own = try sql.state(ClientState.clock).flatMap(HybridLogicalClock.init) ?? .zero
-            if let seen, seen > own { try sql.setState(ClientState.clock, HybridLogicalClock(millis: seen.millis, counter: seen.counter, node: client.device).description) }
-            if let download {
-                for change in rows where !change.deleted { try sql.run(SyncTables.markSeen, [.integer(download), .text(change.id)]) }
+            if let newest, newest > own {
+                try sql.setState(ClientState.clock, HybridLogicalClock(millis: newest.millis, counter: newest.counter, node: client.device).description)
             }
             try finish(sql)
         }

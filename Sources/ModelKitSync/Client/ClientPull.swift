@@ -55,8 +55,7 @@ struct ClientPull {
         let stale = try context.replicaRead { sql in
             try sql.rows(
                 """
-                SELECT i.gid, i.entity, i.row_key FROM \(SyncTables.ids) i WHERE i.deleted = 0 AND i.seen < ?
-                AND EXISTS (SELECT 1 FROM \(SyncTables.fields) f WHERE f.gid = i.gid AND f.value IS NOT NULL)
+                SELECT gid, entity, row_key FROM \(SyncTables.ids) WHERE deleted = 0 AND seen < ? AND fields IS NOT NULL
                 """, [.integer(download)])
         }
         var gone: [String] = []
@@ -68,10 +67,7 @@ struct ClientPull {
             gone.append(gid)
         }
         try context.save { sql in
-            for gid in gone {
-                try sql.run(SyncTables.markDeleted, [.text(gid)])
-                try sql.run(SyncTables.deleteFields, [.text(gid)])
-            }
+            for gid in gone { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
             try sql.setState(ClientState.download, nil)
         }
         return gone.count

@@ -85,6 +85,7 @@ struct ClientPush {
         var newest = seen
         var changes: [SyncChange] = []
         var included = Set<String>()
+        let waiting = try context.replicaRead { try WaitingFields.read(in: $0) }
 
         let ordered = touched.sorted { $0.value.order < $1.value.order }
         var loaded: [SyncIDs.RowRef: any PersistentModel] = [:]
@@ -100,7 +101,7 @@ struct ClientPush {
                 guard let gid = try ids.gid(entity: ref.entity, key: ref.key, assigning: false), ids.byGid[gid]?.deleted == false else { continue }
                 changes.append(SyncChange(entity: ref.entity, id: gid, deleted: true))
                 included.insert(gid)
-            } else if let model = loaded[ref], let change = try change(of: model, row: row, seen: seen, newest: &newest, ids: ids, values: values, in: context) {
+            } else if let model = loaded[ref], let change = try change(of: model, row: row, seen: seen, newest: &newest, ids: ids, values: values, waiting: waiting) {
                 changes.append(change)
                 included.insert(change.id)
             }
@@ -112,7 +113,7 @@ struct ClientPush {
             index += 1
             guard !included.contains(row.gid), let entity = client.schema.entities[row.entity],
                 let model = try context.model(of: entity.entity, rowKey: row.key),
-                let change = try change(of: model, row: TouchedRow(order: 0), seen: seen, newest: &newest, ids: ids, values: values, in: context)
+                let change = try change(of: model, row: TouchedRow(order: 0), seen: seen, newest: &newest, ids: ids, values: values, waiting: waiting)
             else { continue }
             changes.append(change)
             included.insert(change.id)
@@ -133,16 +134,16 @@ struct ClientPush {
     /// them for a row the server does not have. Nil when none do.
     private func change(
         of model: any PersistentModel, row: TouchedRow, seen: HybridLogicalClock, newest: inout HybridLogicalClock, ids: SyncIDs,
-        values: FieldValues, in context: ModelContext
+        values: FieldValues, waiting: WaitingFields
     ) throws -> SyncChange? {
         let name = model.persistentModelID.entityName
         let entity = try client.schema.entity(named: name)
         guard let gid = try ids.gid(of: model, assigning: true) else { return nil }
-        let bases = try context.replicaRead { try ClientBases.read(gid, in: $0) }
+        let bases = ids.byGid[gid]?.fields ?? FieldRecord()
         var fields: [String: SyncField] = [:]
-        for field in entity.fields where !bases.waiting.contains(field.name) {
+        for field in entity.fields where !waiting.contains(gid, field.name) {
             let value = try values.value(of: model, field, assigning: true)
-            let base = bases.values[field.name]
+            let base = bases[field.name]?.base
             guard base != value || base == nil else { continue }
             // The edit's time: when the property last changed, or the row if history does not say.
             let clock = seen.tick(at: row.propertyTimes[field.name] ?? row.time, node: client.device)
@@ -189,23 +190,17 @@ extension ClientPush {
     }
 }
 
-/// A row's base values (what the device last had from the server), by property, and the
-/// properties whose pulled value waits for rows that have not arrived.
-struct ClientBases {
-    var values: [String: SyncValue] = [:]
-    var clocks: [String: String] = [:]
-    var waiting: Set<String> = []
+/// The fields whose pulled value waits for rows that have not arrived, by row and property.
+struct WaitingFields {
+    private var pairs: Set<String> = []
 
-    static func read(_ gid: String, in sql: StoreSQL) throws -> ClientBases {
-        var bases = ClientBases()
-        for row in try sql.rows(SyncTables.selectFields, [.text(gid)]) {
-            guard case .text(let property) = row[0] else { continue }
-            if case .text(let json) = row[1] { bases.values[property] = try SyncJSON.value(json) }
-            if case .text(let clock) = row[2] { bases.clocks[property] = clock }
+    static func read(in sql: StoreSQL) throws -> WaitingFields {
+        var waiting = WaitingFields()
+        for row in try sql.rows("SELECT gid, property FROM \(SyncTables.waiting)") {
+            if case .text(let gid) = row[0], case .text(let property) = row[1] { waiting.pairs.insert(gid + "\u{0}" + property) }
         }
-        for row in try sql.rows("SELECT property FROM \(SyncTables.waiting) WHERE gid = ?", [.text(gid)]) {
-            if case .text(let property) = row[0] { bases.waiting.insert(property) }
-        }
-        return bases
+        return waiting
     }
+
+    func contains(_ gid: String, _ property: String) -> Bool { pairs.contains(gid + "\u{0}" + property) }
 }

@@ -148,20 +148,21 @@ struct ServerPull {
         }
         if !ids.assigned.isEmpty {
             try context.replicaWrite { sql in
-                for row in ids.assigned where try sql.rows(SyncTables.insertID, [.text(row.gid), .text(row.entity), .integer(row.key)]).isEmpty {
+                for row in ids.assigned
+                where try sql.rows(SyncTables.insertID, [.text(row.gid), .text(row.entity), .integer(row.key), .integer(0), .null]).isEmpty {
                     // Another instance gave the row its identifier first: describe it again.
                     throw SyncError(.serverFailed, "another server instance was naming the same rows; pull again")
                 }
             }
         }
-        let clocks = try context.replicaRead { sql in try Self.clocks(of: described.map(\.gid), in: sql) }
+        let zero = HybridLogicalClock.zero.description
         for (gid, fields, entity) in described {
-            let rowClocks = clocks[gid] ?? [:]
+            let clocks = ids.byGid[gid]?.fields ?? FieldRecord()
             changes.append(
                 SyncChange(
                     entity: entity, id: gid,
                     fields: fields.reduce(into: [:]) { result, field in
-                        result[field.key] = SyncField(value: field.value, clock: rowClocks[field.key] ?? HybridLogicalClock.zero.description)
+                        result[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? zero)
                     }))
         }
         for (entity, group) in Dictionary(grouping: missing, by: \.entity) {
@@ -173,22 +174,5 @@ struct ServerPull {
             }
         }
         return changes
-    }
-
-    /// The field clocks of `gids`, by identifier and property.
-    static func clocks(of gids: [String], in sql: StoreSQL) throws -> [String: [String: String]] {
-        var clocks: [String: [String: String]] = [:]
-        for start in stride(from: 0, to: gids.count, by: 500) {
-            let chunk = gids[start..<min(start + 500, gids.count)]
-            let rows = try sql.rows(
-                "SELECT gid, property, clock FROM \(SyncTables.fields) WHERE gid IN (\(SyncTables.placeholders(chunk.count)))",
-                chunk.map { .text($0) })
-            for row in rows {
-                if case .text(let gid) = row[0], case .text(let property) = row[1], case .text(let clock) = row[2] {
-                    clocks[gid, default: [:]][property] = clock
-                }
-            }
-        }
-        return clocks
     }
 }

@@ -60,9 +60,9 @@ struct ServerPush {
         var created: [String: (model: any PersistentModel, entity: SyncSchema.Entity)] = [:]
         var createdOrder: [String] = []
         var existing: [(gid: String, model: any PersistentModel, entity: SyncSchema.Entity, change: SyncChange)] = []
-        var versions: [(gid: String, version: Int64)] = []
+        /// The rows changed, each with the version read and its field clocks as they become.
+        var records: [String: (version: Int64?, fields: FieldRecord)] = [:]
         var deletes: [String] = []
-        var clocks: [(gid: String, property: String, clock: String)] = []
         var tombstones: [String: SyncChange] = [:]
         var accepted = 0
         var conflicts = 0
@@ -80,7 +80,6 @@ struct ServerPush {
             let gid = canonical(change.id)
             let entity = try schema.entity(named: change.entity)
             if let row = ids.byGid[gid] {
-                versions.append((gid, row.version))
                 guard !row.deleted, let model = try context.model(of: entity.entity, rowKey: row.key) else {
                     // Deleted on the server (or by a cascade): deletes win over edits.
                     tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
@@ -95,6 +94,7 @@ struct ServerPush {
                     tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
                 } else {
                     existing.append((gid, model, entity, change))
+                    records[gid] = (row.version, row.fields)
                 }
             } else if change.deleted {
                 // Never stored here: nothing to delete.
@@ -117,27 +117,30 @@ struct ServerPush {
                 created[gid] = (model, entity)
                 createdOrder.append(gid)
                 accepted += 1
-                for (name, field) in change.fields where entity.fieldsByName[name] != nil { clocks.append((gid, name, field.clock)) }
+                var fields = FieldRecord()
+                for (name, field) in change.fields where entity.fieldsByName[name] != nil { fields[name] = .init(base: nil, clock: field.clock) }
+                records[gid] = (nil, fields)
             }
         }
 
         // Then fields: relationships of new rows, and every pushed field of rows that exist.
+        let pushedRows = Dictionary(request.changes.map { (canonical($0.id), $0) }, uniquingKeysWith: { _, last in last })
         for gid in createdOrder {
             let (model, entity) = created[gid]!
-            let change = request.changes.last { canonical($0.id) == gid }!
+            let change = pushedRows[gid]!
             for field in entity.fields where field.isRelationship {
                 guard let value = change.fields[field.name]?.value else { continue }
                 try values.assign(value, to: model, field, in: entity, resolve: resolve)
             }
         }
         for (gid, model, entity, change) in existing {
-            let serverClocks = try context.replicaRead { try Self.clocks(of: gid, in: $0) }
+            let serverClocks = records[gid]!.fields
             for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
                 guard let field = entity.fieldsByName[name] else {
                     throw SyncError(.schemaMismatch, "\(entity.name) has no synced property \(name)")
                 }
                 let current = try values.value(of: model, field, assigning: true)
-                let serverClock = serverClocks[name].flatMap(HybridLogicalClock.init) ?? .zero
+                let serverClock = serverClocks[name].flatMap { HybridLogicalClock($0.clock) } ?? .zero
                 let incomingClock = HybridLogicalClock(pushed.clock) ?? .zero
                 let resolved: SyncValue
                 let clock: HybridLogicalClock
@@ -172,7 +175,7 @@ struct ServerPush {
                     }
                 }
                 if resolved != current { try values.assign(resolved, to: model, field, in: entity, resolve: resolve) }
-                clocks.append((gid, name, clock.description))
+                records[gid]!.fields[name] = .init(base: nil, clock: clock.description)
             }
         }
 
@@ -189,31 +192,34 @@ struct ServerPush {
             let entity = try schema.entity(named: change.entity)
             guard let model = try created[gid]?.model ?? resolve(gid) else { continue }
             let fieldValues = try values.values(of: model, entity, assigning: true)
-            let fieldClocks = Dictionary(clocks.filter { $0.gid == gid }.map { ($0.property, $0.clock) }, uniquingKeysWith: { _, last in last })
-            let stored = try context.replicaRead { try Self.clocks(of: gid, in: $0) }
+            let clocks = records[gid]?.fields ?? ids.byGid[gid]?.fields ?? FieldRecord()
             rows.append(
                 SyncChange(
                     entity: change.entity, id: gid,
                     fields: fieldValues.reduce(into: [:]) { fields, field in
-                        fields[field.key] = SyncField(
-                            value: field.value, clock: fieldClocks[field.key] ?? stored[field.key] ?? HybridLogicalClock.zero.description)
+                        fields[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? HybridLogicalClock.zero.description)
                     }))
         }
         let pushedIDs = Set(request.changes.map(\.id))
         var merged = aliases.filter { pushedIDs.contains($0.key) }
 
         try context.save { sql in
-            for (gid, version) in versions where try sql.rows(SyncTables.bumpVersion, [.text(gid), .integer(version)]).isEmpty {
-                throw RowMoved()
+            for (gid, record) in records {
+                guard let version = record.version else { continue }
+                if try sql.rows(SyncTables.updateFieldsAtVersion, [record.fields.stored, .text(gid), .integer(version)]).isEmpty {
+                    throw RowMoved()
+                }
             }
             for gid in createdOrder {
                 let (model, entity) = created[gid]!
                 guard let key = model._rowKey else { continue }
                 let entityName = model.persistentModelID.entityName
-                if try sql.rows(SyncTables.insertID, [.text(gid), .text(entityName), .integer(key)]).isEmpty {
+                let inserted = try sql.rows(
+                    SyncTables.insertID, [.text(gid), .text(entityName), .integer(key), .integer(0), records[gid]!.fields.stored])
+                if inserted.isEmpty {
                     // A unique attribute's value was stored already: the insert updated that row,
                     // which keeps its identifier.
-                    let rows = try sql.rows(SyncTables.selectIDsOfRows(count: 1), [.text(entityName), .integer(key)])
+                    let rows = try sql.rows("SELECT gid FROM \(SyncTables.ids) WHERE entity = ? AND row_key = ?", [.text(entityName), .integer(key)])
                     guard case .text(let target)? = rows.first?.first else { throw RowMoved() }
                     try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)])
                     merged[gid] = target
@@ -222,24 +228,12 @@ struct ServerPush {
             }
             try ids.recordAssigned(in: sql)
             for gid in deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
-            for (gid, property, clock) in clocks {
-                try sql.run(SyncTables.upsertField, [.text(merged[gid] ?? gid), .text(property), .null, .text(clock)])
-            }
             rows = rows.map { $0.renamingIDs(merged) }
             let response = SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows, merged: merged)
             let json = String(decoding: try SyncJSON.encoder.encode(response), as: UTF8.self)
             try sql.run(SyncTables.insertPush, [.text(device), .text(request.id), .text(json)])
         }
         return SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows, merged: merged)
-    }
-
-    /// The clocks of `gid`'s fields, by property.
-    static func clocks(of gid: String, in sql: StoreSQL) throws -> [String: String] {
-        var clocks: [String: String] = [:]
-        for row in try sql.rows(SyncTables.selectFields, [.text(gid)]) {
-            if case .text(let property) = row[0], case .text(let clock) = row[2] { clocks[property] = clock }
-        }
-        return clocks
     }
 }
 

@@ -10,6 +10,8 @@ final class SyncIDs {
         let key: Int64
         var version: Int64
         var deleted: Bool
+        /// What sync keeps of its fields.
+        var fields = FieldRecord()
     }
 
     private let sql: (String, [SQLValue]) throws -> [[SQLValue]]
@@ -32,9 +34,7 @@ final class SyncIDs {
     func load(gids: some Sequence<String>) throws {
         let missing = Array(Set(gids.filter { byGid[$0] == nil }))
         for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
-            for row in try sql(SyncTables.selectIDs(count: chunk.count), chunk.map { .text($0) }) {
-                remember(Self.row(gid: row[0], entity: row[1], key: row[2], version: row[3], deleted: row[4]))
-            }
+            for row in try sql(SyncTables.selectIDs(count: chunk.count), chunk.map { .text($0) }) { remember(try Self.row(row)) }
         }
     }
 
@@ -43,8 +43,7 @@ final class SyncIDs {
         let missing = Array(Set(keys.filter { byRow[RowRef(entity: entity, key: $0)] == nil }))
         for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
             for row in try sql(SyncTables.selectIDsOfRows(count: chunk.count), [.text(entity)] + chunk.map { .integer($0) }) {
-                guard case .text(let gid) = row[0], case .integer(let key) = row[1], case .integer(let deleted) = row[2] else { continue }
-                remember(Row(gid: gid, entity: entity, key: key, version: 0, deleted: deleted != 0))
+                remember(try Self.row(row))
             }
         }
     }
@@ -81,17 +80,18 @@ final class SyncIDs {
     /// Records the identifiers assigned during the request, in `sql`'s transaction.
     func recordAssigned(in sql: StoreSQL) throws {
         for row in assigned {
-            try sql.run(SyncTables.insertID, [.text(row.gid), .text(row.entity), .integer(row.key)])
+            try sql.run(SyncTables.insertID, [.text(row.gid), .text(row.entity), .integer(row.key), .integer(0), .null])
         }
         assigned = []
     }
 
-    private static func row(gid: SQLValue, entity: SQLValue, key: SQLValue, version: SQLValue, deleted: SQLValue) -> Row {
-        guard case .text(let gid) = gid, case .text(let entity) = entity, case .integer(let key) = key else {
-            preconditionFailure("the sync identifier table holds a malformed row")
+    /// A row of ``SyncTables/selectIDs(count:)``.
+    private static func row(_ columns: [SQLValue]) throws -> Row {
+        guard case .text(let gid) = columns[0], case .text(let entity) = columns[1], case .integer(let key) = columns[2] else {
+            throw SyncError(.malformedMessage, "the sync identifier table holds a malformed row")
         }
-        let version: Int64 = if case .integer(let value) = version { value } else { 0 }
-        let deleted: Bool = if case .integer(let value) = deleted { value != 0 } else { false }
-        return Row(gid: gid, entity: entity, key: key, version: version, deleted: deleted)
+        let version: Int64 = if case .integer(let value) = columns[3] { value } else { 0 }
+        let deleted: Bool = if case .integer(let value) = columns[4] { value != 0 } else { false }
+        return Row(gid: gid, entity: entity, key: key, version: version, deleted: deleted, fields: try FieldRecord(columns[5]))
     }
 }

@@ -6,15 +6,13 @@ import ModelKit
 ///
 /// | table | holds |
 /// |---|---|
-/// | `_modelkit_sync_ids` | each synced row's global identifier, entity, key, version and whether it is deleted (a tombstone) |
-/// | `_modelkit_sync_fields` | per row and property: the device's base value (what it last had from the server), and the clock of the edit that set it |
+/// | `_modelkit_sync_ids` | each synced row's global identifier, entity, key, version, whether it is deleted (a tombstone), and its ``FieldRecord``: per property, the device's base value (what it last had from the server) and the clock of the edit that set it |
 /// | `_modelkit_sync_state` | the device's identifier, cursor, pushed history token, clock and unanswered push |
 /// | `_modelkit_sync_pushes` | the server's answer to each push, by device and push identifier, for retries |
 /// | `_modelkit_sync_merged` | identifiers the server merged into another row's (unique attributes) |
 /// | `_modelkit_sync_waiting` | pulled relationship values whose rows have not arrived yet |
 enum SyncTables {
     static let ids = "_modelkit_sync_ids"
-    static let fields = "_modelkit_sync_fields"
     static let state = "_modelkit_sync_state"
     static let pushes = "_modelkit_sync_pushes"
     static let merged = "_modelkit_sync_merged"
@@ -24,11 +22,11 @@ enum SyncTables {
     /// instances starting together do not race.
     static func create(in sql: StoreSQL) throws {
         if sql.isPostgres { try sql.run("SELECT pg_advisory_xact_lock(7146251533)") }
+        let bytes = sql.isPostgres ? "BYTEA" : "BLOB"
         try sql.execute(
             """
-            CREATE TABLE IF NOT EXISTS \(ids) (gid TEXT PRIMARY KEY NOT NULL, entity TEXT NOT NULL, row_key BIGINT NOT NULL, version BIGINT NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0, seen BIGINT NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS \(ids) (gid TEXT PRIMARY KEY NOT NULL, entity TEXT NOT NULL, row_key BIGINT NOT NULL, version BIGINT NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0, seen BIGINT NOT NULL DEFAULT 0, fields \(bytes));
             CREATE UNIQUE INDEX IF NOT EXISTS \(ids)_row ON \(ids) (entity, row_key);
-            CREATE TABLE IF NOT EXISTS \(fields) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
             CREATE TABLE IF NOT EXISTS \(state) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS \(pushes) (device TEXT NOT NULL, push TEXT NOT NULL, response TEXT NOT NULL, PRIMARY KEY (device, push));
             CREATE TABLE IF NOT EXISTS \(merged) (gid TEXT PRIMARY KEY NOT NULL, target TEXT NOT NULL);
@@ -38,38 +36,30 @@ enum SyncTables {
 
     // MARK: Identifiers
 
-    /// gid, entity, row key, version, deleted: for the gids bound (in chunks).
+    /// gid, entity, row key, version, deleted, fields: for the gids bound (in chunks).
     static func selectIDs(count: Int) -> String {
-        "SELECT gid, entity, row_key, version, deleted FROM \(ids) WHERE gid IN (\(placeholders(count)))"
+        "SELECT gid, entity, row_key, version, deleted, fields FROM \(ids) WHERE gid IN (\(placeholders(count)))"
     }
 
-    /// gid, row key, deleted: of the entity bound first, for the keys bound after it.
+    /// gid, entity, row key, version, deleted, fields: of the entity bound first, for the keys
+    /// bound after it.
     static func selectIDsOfRows(count: Int) -> String {
-        "SELECT gid, row_key, deleted FROM \(ids) WHERE entity = ? AND row_key IN (\(placeholders(count)))"
+        "SELECT gid, entity, row_key, version, deleted, fields FROM \(ids) WHERE entity = ? AND row_key IN (\(placeholders(count)))"
     }
 
-    /// Records a row's identifier: gid, entity, key; nothing if the row has one. Returns the gid
-    /// when it inserted it.
+    /// Records a row's identifier: gid, entity, key, the full download that brought it (0 for
+    /// none) and its fields; nothing if the row has one. Returns the gid when it inserted it.
     static let insertID =
-        "INSERT INTO \(ids) (gid, entity, row_key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING RETURNING gid"
-    /// Takes a row's version from the bound one to the next: returns the gid if it was the bound one.
-    static let bumpVersion = "UPDATE \(ids) SET version = version + 1 WHERE gid = ? AND version = ? RETURNING gid"
-    /// Marks the bound gid deleted.
-    static let markDeleted = "UPDATE \(ids) SET deleted = 1, version = version + 1 WHERE gid = ?"
+        "INSERT INTO \(ids) (gid, entity, row_key, seen, fields) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING gid"
+    /// Sets a row's fields and takes its version from the bound one to the next: fields, gid,
+    /// version; returns the gid if the version was the bound one.
+    static let updateFieldsAtVersion = "UPDATE \(ids) SET fields = ?, version = version + 1 WHERE gid = ? AND version = ? RETURNING gid"
+    /// Sets a row's fields and the full download that brought it: fields, seen, gid.
+    static let updateFields = "UPDATE \(ids) SET fields = ?, seen = CASE WHEN ? > seen THEN ? ELSE seen END WHERE gid = ?"
+    /// Marks the bound gid deleted, forgetting its fields.
+    static let markDeleted = "UPDATE \(ids) SET deleted = 1, fields = NULL, version = version + 1 WHERE gid = ?"
     /// Renames a gid (a merge): new, old.
     static let renameID = "UPDATE \(ids) SET gid = ? WHERE gid = ?"
-    /// Marks a row seen by a full download: the download's number, the gid.
-    static let markSeen = "UPDATE \(ids) SET seen = ? WHERE gid = ?"
-
-    // MARK: Fields
-
-    /// property, value, clock: of the gid bound.
-    static let selectFields = "SELECT property, value, clock FROM \(fields) WHERE gid = ?"
-    /// Sets a field's base value and clock: gid, property, value (JSON or NULL), clock.
-    static let upsertField =
-        "INSERT INTO \(fields) (gid, property, value, clock) VALUES (?, ?, ?, ?) ON CONFLICT (gid, property) DO UPDATE SET value = excluded.value, clock = excluded.clock"
-    static let deleteFields = "DELETE FROM \(fields) WHERE gid = ?"
-    static let renameFields = "UPDATE \(fields) SET gid = ? WHERE gid = ?"
 
     // MARK: State
 
