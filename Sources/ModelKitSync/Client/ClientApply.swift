@@ -179,7 +179,8 @@ struct ClientApply {
                 try sql.run(SyncTables.upsertWaiting, [.text(gid), .text(property), .text(try SyncJSON.text(value)), .text(clock)])
             }
             // The device's clock moves past every reading it sees.
-            let newest = rows.lazy.flatMap(\.fields.values).compactMap { HybridLogicalClock($0.clock) }.max()
+            // The wire form sorts as clocks compare: the largest string is the newest reading.
+            let newest = rows.lazy.flatMap(\.fields.values).map(\.clock).max().flatMap(HybridLogicalClock.init)
             let own = try sql.state(ClientState.clock).flatMap(HybridLogicalClock.init) ?? .zero
             if let newest, newest > own {
                 try sql.setState(ClientState.clock, HybridLogicalClock(millis: newest.millis, counter: newest.counter, node: client.device).description)

@@ -39,6 +39,28 @@ public struct SyncField: Sendable, Codable, Equatable {
         self.added = added
         self.removed = removed
     }
+
+    /// The wire form: an array, `[value, clock]`, then `base`, `added` and `removed` when a push
+    /// has them (`null` for one absent before a present one).
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        value = try container.decode(SyncValue.self)
+        clock = try container.decode(String.self)
+        base = container.isAtEnd ? nil : try container.decodeNil() ? nil : try container.decode(SyncValue.self)
+        added = container.isAtEnd ? nil : try container.decodeNil() ? nil : try container.decode([String].self)
+        removed = container.isAtEnd ? nil : try container.decodeNil() ? nil : try container.decode([String].self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        try container.encode(value)
+        try container.encode(clock)
+        guard base != nil || added != nil || removed != nil else { return }
+        if let base { try container.encode(base) } else { try container.encodeNil() }
+        guard added != nil || removed != nil else { return }
+        if let added { try container.encode(added) } else { try container.encodeNil() }
+        if let removed { try container.encode(removed) } else { try container.encodeNil() }
+    }
 }
 
 /// What a device asks of the server, besides its changes or its cursor: who it is, its schema,

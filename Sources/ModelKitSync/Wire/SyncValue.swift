@@ -3,10 +3,11 @@ import Foundation
 /// One property's value on the wire: an attribute as the store keeps it, or a relationship as
 /// the global identifiers of the rows it holds.
 ///
-/// JSON, one key per kind, so that any language reads it exactly: `null`; `{"i": "42"}` (a
-/// 64-bit integer, as a string); `{"f": "3ff0000000000000"}` (a double's bits, in hexadecimal,
-/// so that every value round-trips, NaN payloads and signed zeros included); `{"s": "text"}`;
-/// `{"b": "<base64>"}`; `{"r": "<id>"}` (a to-one); `{"rs": ["<id>", …]}` (a to-many, sorted).
+/// On the wire, one JSON string whose first character says the kind, so that any language reads
+/// it exactly and cheaply: `"n"` (null); `"i42"` (a 64-bit integer); `"f3ff0000000000000"` (a
+/// double's bits, in hexadecimal, so that every value round-trips, NaN payloads and signed zeros
+/// included); `"s<text>"`; `"b<base64>"`; `"r<id>"` (a to-one); `"R<id>,<id>…"` (a to-many,
+/// sorted; identifiers never hold a comma).
 public enum SyncValue: Sendable, Hashable, Codable {
     case null
     case integer(Int64)
@@ -43,51 +44,46 @@ public enum SyncValue: Sendable, Hashable, Codable {
         }
     }
 
-    private enum Key: String, CodingKey { case i, f, s, b, r, rs }
-
+    /// The wire form: one JSON string, its first character the kind.
     public init(from decoder: any Decoder) throws {
-        if let single = try? decoder.singleValueContainer(), single.decodeNil() {
-            self = .null
-            return
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let kind = text.utf8.first else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "an empty sync value")
         }
-        let container = try decoder.container(keyedBy: Key.self)
-        guard let key = container.allKeys.first, container.allKeys.count == 1 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a value has exactly one of i, f, s, b, r, rs"))
-        }
-        switch key {
-        case .i:
-            let text = try container.decode(String.self, forKey: .i)
-            guard let value = Int64(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .i, in: container, debugDescription: "\(text) is not a 64-bit integer")
-            }
+        let rest = text.utf8.dropFirst()
+        switch kind {
+        case UInt8(ascii: "n"): self = .null
+        case UInt8(ascii: "i"):
+            guard let value = Int64(Substring(rest)) else { throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not a 64-bit integer") }
             self = .integer(value)
-        case .f:
-            let text = try container.decode(String.self, forKey: .f)
-            guard let bits = UInt64(text, radix: 16) else {
-                throw DecodingError.dataCorruptedError(forKey: .f, in: container, debugDescription: "\(text) is not a double's bits in hexadecimal")
+        case UInt8(ascii: "f"):
+            guard let bits = UInt64(Substring(rest), radix: 16) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is not a double's bits in hexadecimal")
             }
             self = .real(Double(bitPattern: bits))
-        case .s: self = .text(try container.decode(String.self, forKey: .s))
-        case .b: self = .blob(try container.decode(Data.self, forKey: .b))
-        case .r: self = .reference(try container.decode(String.self, forKey: .r))
-        case .rs: self = .references(try container.decode([String].self, forKey: .rs))
+        case UInt8(ascii: "s"): self = .text(String(Substring(rest)))
+        case UInt8(ascii: "b"):
+            guard let data = Data(base64Encoded: String(Substring(rest))) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "a blob that is not base64")
+            }
+            self = .blob(data)
+        case UInt8(ascii: "r"): self = .reference(String(Substring(rest)))
+        case UInt8(ascii: "R"): self = .references(rest.isEmpty ? [] : Substring(rest).split(separator: ",").map(String.init))
+        default: throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(text) is no kind of sync value")
         }
     }
 
     public func encode(to encoder: any Encoder) throws {
-        if case .null = self {
-            var single = encoder.singleValueContainer()
-            return try single.encodeNil()
-        }
-        var container = encoder.container(keyedBy: Key.self)
+        var container = encoder.singleValueContainer()
         switch self {
-        case .null: break
-        case .integer(let value): try container.encode(String(value), forKey: .i)
-        case .real(let value): try container.encode(String(value.bitPattern, radix: 16), forKey: .f)
-        case .text(let value): try container.encode(value, forKey: .s)
-        case .blob(let value): try container.encode(value, forKey: .b)
-        case .reference(let value): try container.encode(value, forKey: .r)
-        case .references(let value): try container.encode(value, forKey: .rs)
+        case .null: try container.encode("n")
+        case .integer(let value): try container.encode("i\(value)")
+        case .real(let value): try container.encode("f" + String(value.bitPattern, radix: 16))
+        case .text(let value): try container.encode("s" + value)
+        case .blob(let value): try container.encode("b" + value.base64EncodedString())
+        case .reference(let value): try container.encode("r" + value)
+        case .references(let value): try container.encode("R" + value.joined(separator: ","))
         }
     }
 }
