@@ -81,19 +81,42 @@ public final class SyncClient: Sendable {
             report.pushed += response.accepted
             report.conflicts += response.conflicts
         }
+        // Each page is applied while the next one is fetched: the server's work and the
+        // device's overlap.
+        var page = try await firstPage(envelope)
         while true {
-            let cursor = try await work { try ClientPull(client: self).cursor() }
-            let response: SyncPullResponse
+            let next = page.hasMore ? Task { [page] in try await self.pull(envelope, after: page.cursor) } : nil
             do {
-                response = try await call { try await self.transport.pull(SyncPullRequest(envelope: envelope, cursor: cursor)) }
+                report.pulled += try await work { [page] in try ClientPull(client: self).apply(page) }
+            } catch {
+                next?.cancel()
+                throw error
+            }
+            guard let next else { break }
+            do {
+                page = try await next.value
             } catch let error as SyncError where error.code == .tooFarBehind {
                 try await work { try ClientPull(client: self).startFullDownload() }
-                continue
+                page = try await firstPage(envelope)
             }
-            report.pulled += try await work { try ClientPull(client: self).apply(response) }
-            if !response.hasMore { break }
         }
         return report
+    }
+
+    /// The first page after the device's cursor: a full download, if the server says the
+    /// device is too far behind.
+    private func firstPage(_ envelope: SyncEnvelope) async throws -> SyncPullResponse {
+        let cursor = try await work { try ClientPull(client: self).cursor() }
+        do {
+            return try await pull(envelope, after: cursor)
+        } catch let error as SyncError where error.code == .tooFarBehind {
+            try await work { try ClientPull(client: self).startFullDownload() }
+            return try await pull(envelope, after: nil)
+        }
+    }
+
+    private func pull(_ envelope: SyncEnvelope, after cursor: String?) async throws -> SyncPullResponse {
+        try await call { try await self.transport.pull(SyncPullRequest(envelope: envelope, cursor: cursor)) }
     }
 
     /// Runs `body` on the client's queue, where blocking on the store is allowed.

@@ -25,7 +25,7 @@ struct FieldRecord: Equatable {
     var stored: SQLValue {
         var data = Data([1])
         data.reserveCapacity(16 + entries.count * 32)
-        for (name, entry) in entries.sorted(by: { $0.key < $1.key }) {
+        for (name, entry) in entries {
             data.appendString(name)
             if let base = entry.base {
                 data.append(1)

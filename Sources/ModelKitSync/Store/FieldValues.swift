@@ -67,11 +67,7 @@ struct FieldValues {
 }
 
 enum SyncJSON {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
+    static let encoder = JSONEncoder()
     static let decoder = JSONDecoder()
 
     static func text(_ value: SyncValue) throws -> String {
