@@ -136,7 +136,12 @@ var targets: [Target] = [
         providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
     ),
     .target(name: "ModelKitPostgres", dependencies: ["ModelKit", "CLibPQ"]),
-    .target(name: "ModelKitSync", dependencies: ["ModelKit"]),
+    .systemLibrary(
+        name: "CZlib",
+        pkgConfig: "zlib",
+        providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+    ),
+    .target(name: "ModelKitSync", dependencies: ["ModelKit", "CZlib"]),
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),

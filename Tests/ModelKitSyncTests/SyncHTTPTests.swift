@@ -1,6 +1,6 @@
 import Foundation
 import ModelKit
-import ModelKitSync
+@testable import ModelKitSync
 import Synchronization
 import TestSupport
 import Testing
@@ -139,5 +139,28 @@ extension FileHandle {
             if byte.isEmpty || byte == Data("\n".utf8) { return line }
             line += byte
         }
+    }
+}
+
+/// Bodies travel gzip-compressed, and a corrupt or oversized one is refused.
+@Suite struct SyncCompressionTests {
+    @Test func gzipBodiesAreTakenAndCorruptOrOversizedOnesRefused() async throws {
+        let world = try SyncWorld()
+        let handler = SyncHTTPHandler(server: world.server, maximumBodySize: 1 << 20)
+        let envelope = SyncEnvelope(schema: world.server.schema.fingerprint, device: "d")
+        let pull = try JSONEncoder().encode(SyncPullRequest(envelope: envelope, cursor: nil))
+        let plain = await handler.handle(method: "POST", path: "/sync/pull", headers: [:], body: pull)
+        #expect(plain.status == 200 && plain.headers["Content-Encoding"] == nil)
+        let compressed = await handler.handle(
+            method: "POST", path: "/sync/pull", headers: ["Content-Encoding": "gzip", "Accept-Encoding": "gzip"],
+            body: try Gzip.compress(pull))
+        #expect(compressed.status == 200)
+        let answer = compressed.headers["Content-Encoding"] == "gzip" ? try Gzip.decompress(compressed.body, limit: 1 << 20) : compressed.body
+        #expect(try JSONDecoder().decode(SyncPullResponse.self, from: answer).isFullDownload)
+        let corrupt = await handler.handle(method: "POST", path: "/sync/pull", headers: ["Content-Encoding": "gzip"], body: Data([0x1f, 0x8b, 1, 2, 3]))
+        #expect(corrupt.status == 400)
+        let bomb = try Gzip.compress(Data(count: 4 << 20))
+        let refused = await handler.handle(method: "POST", path: "/sync/pull", headers: ["Content-Encoding": "gzip"], body: bomb)
+        #expect(refused.status == 413)
     }
 }

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// Reaches a sync server over HTTP: `POST <url>/push` and `POST <url>/pull`, JSON bodies (the
-/// messages' `Codable` forms), on `URLSession`. A failed request throws
+/// messages' `Codable` forms), gzip-compressed both ways past a kilobyte, on `URLSession`. A failed request throws
 /// ``SyncError/Code/transportFailed``; the server's refusals come back as the ``SyncError``
 /// it sent (status 4xx or 5xx, body `{"code": …, "message": …}`).
 ///
@@ -37,11 +37,22 @@ public struct HTTPSyncTransport: SyncTransport {
         var request = URLRequest(url: url.appendingPathComponent(operation))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        request.httpBody = try SyncJSON.encoder.encode(body)
-        let (data, response): (Data, URLResponse)
+        let json = try SyncJSON.encoder.encode(body)
+        if json.count >= Gzip.threshold {
+            request.httpBody = try Gzip.compress(json)
+            request.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        } else {
+            request.httpBody = json
+        }
+        var (data, response): (Data, URLResponse)
         do {
             (data, response) = try await session.data(for: request)
+            // URLSession inflates a gzip answer where it asked for one itself; otherwise it is here.
+            if Gzip.isGzip(data) { data = try Gzip.decompress(data, limit: Int.max) }
+        } catch let error as SyncError {
+            throw error
         } catch {
             throw SyncError(.transportFailed, "\(operation) to \(url) failed: \(error.localizedDescription); sync again later: nothing is lost or applied twice")
         }

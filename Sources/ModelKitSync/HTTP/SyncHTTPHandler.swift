@@ -21,24 +21,37 @@ public struct SyncHTTPHandler: Sendable {
         public var body: Data
     }
 
-    /// Answers one request.
+    /// Answers one request. A body sent with `Content-Encoding: gzip` is inflated (up to
+    /// ``maximumBodySize``); an answer past a kilobyte is compressed when the request's
+    /// `Accept-Encoding` has gzip, and says so in its `Content-Encoding`.
     public func handle(method: String, path: String, headers: [String: String], body: Data) async -> Response {
         guard method.uppercased() == "POST" else { return failure(405, SyncError(.malformedMessage, "sync takes POST requests")) }
         guard body.count <= maximumBodySize else {
             return failure(413, SyncError(.malformedMessage, "the request is \(body.count) bytes, over the server's \(maximumBodySize)"))
         }
         let credentials = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+        var body = body
+        if credentials["content-encoding"]?.lowercased() == "gzip" {
+            do {
+                body = try Gzip.decompress(body, limit: maximumBodySize)
+            } catch let error as SyncError {
+                return failure(error.message.contains("more than") ? 413 : 400, error)
+            } catch {
+                return failure(400, SyncError(.malformedMessage, "\(error)"))
+            }
+        }
+        let gzipAnswer = credentials["accept-encoding"]?.lowercased().contains("gzip") == true
         let operation = path.split(separator: "?").first.map { $0.split(separator: "/").last.map(String.init) ?? "" } ?? ""
         do {
             switch operation {
             case "push":
                 var request = try decode(SyncPushRequest.self, body)
                 request.envelope.credentials.merge(credentials) { _, header in header }
-                return try success(await server.push(request))
+                return try success(await server.push(request), gzip: gzipAnswer)
             case "pull":
                 var request = try decode(SyncPullRequest.self, body)
                 request.envelope.credentials.merge(credentials) { _, header in header }
-                return try success(await server.pull(request))
+                return try success(await server.pull(request), gzip: gzipAnswer)
             default:
                 return failure(404, SyncError(.malformedMessage, "\(path) is neither …/push nor …/pull"))
             }
@@ -57,8 +70,10 @@ public struct SyncHTTPHandler: Sendable {
         }
     }
 
-    private func success(_ value: some Encodable) throws -> Response {
-        Response(status: 200, headers: ["Content-Type": "application/json"], body: try SyncJSON.encoder.encode(value))
+    private func success(_ value: some Encodable, gzip: Bool) throws -> Response {
+        let json = try SyncJSON.encoder.encode(value)
+        guard gzip, json.count >= Gzip.threshold else { return Response(status: 200, headers: ["Content-Type": "application/json"], body: json) }
+        return Response(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: try Gzip.compress(json))
     }
 
     private func failure(_ status: Int, _ error: SyncError) -> Response {
