@@ -192,6 +192,7 @@ if !isApple {
     targets += [
         .target(name: "SwiftData", dependencies: ["ModelKit"]),
         .testTarget(name: "SwiftDataTests", dependencies: ["SwiftData"]),
+        .testTarget(name: "SwiftDataSignatureTests", dependencies: ["SwiftData"]),
     ]
     products.append(.library(name: "SwiftData", targets: ["SwiftData"]))
 }

@@ -16,6 +16,13 @@ public protocol DataStoreConfiguration: Hashable, Sendable {
     /// The database's driver, for configurations of databases other than SQLite. Provided by
     /// ModelKit's database modules; not for direct use.
     var _driver: DataStoreDriver? { get }
+    /// Checks the configuration can describe a store, as SwiftData's requirement does.
+    func validate() throws
+}
+
+extension DataStoreConfiguration {
+    /// Nothing to check, unless the configuration says otherwise.
+    public func validate() throws {}
 }
 
 /// The driver of a database other than SQLite, as a ``DataStoreConfiguration`` hands it to the
