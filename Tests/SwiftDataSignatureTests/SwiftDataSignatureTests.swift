@@ -164,7 +164,15 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
     let _: Schema.Entity? = entity.superentity
     let _: String? = entity.superentityName
     let _: Set<Schema.Entity> = entity.subentities
+    let _: [String: Schema.Attribute] = entity.attributesByName
+    let _: [String: Schema.Relationship] = entity.relationshipsByName
+    let _: [[String]] = entity.indices
+    let _: String = entity.debugDescription
+    let _: String = schema.debugDescription
     let attribute = Schema.Attribute(.unique, originalName: nil, hashModifier: nil)
+    let _: [Bool] = [attribute.isAttribute, attribute.isRelationship, attribute.isTransient, attribute.isTransformable, attribute.isCodable]
+    let _: String = attribute.debugDescription
+    let _: String = Schema.Attribute.Option.unique.debugDescription
     let _: [Schema.Attribute.Option] = attribute.options
     let _: String = attribute.name
     let _: Any.Type = attribute.valueType
@@ -185,7 +193,12 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
     let _: Int? = relationship.maximumModelCount
     let _: Int? = relationship.minimumModelCount
     let _: String = relationship.name
+    let _: [Bool] = [relationship.isAttribute, relationship.isRelationship, relationship.isTransient, relationship.isUnique]
+    let _: AnyKeyPath? = relationship.inverseKeyPath
+    let _: String = relationship.debugDescription
     let _: [Schema.Relationship.DeleteRule] = [.cascade, .deny, .noAction, .nullify]
+    let _: Schema.Relationship.DeleteRule? = Schema.Relationship.DeleteRule(rawValue: "cascade")
+    let _: any Codable = Schema.Relationship.DeleteRule.cascade
     let _: Schema.Relationship.Option = .unique
 
     // MARK: Migration
@@ -222,7 +235,9 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
         for change in transaction.changes {
             switch change {
             case .insert(let insert): let _: PersistentIdentifier = insert.changedPersistentIdentifier
-            case .update(let update): let _: PersistentIdentifier = update.changedPersistentIdentifier
+            case .update(let update):
+                let _: PersistentIdentifier = update.changedPersistentIdentifier
+                if let update = update as? DefaultHistoryUpdate<Sig> { let _: Bool = update.containsAttribute(\Sig.name) }
             case .delete(let delete): let _: PersistentIdentifier = delete.changedPersistentIdentifier
             @unknown default: break
             }
@@ -243,6 +258,7 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
     let _: PartialKeyPath<Sig>? = observer.sectionBy
     let _: (IndexPath) -> Sig? = observer.element(at:)
     let _: (Sig) -> IndexPath? = observer.indexPath(for:)
+    let _: String = observer.debugDescription
     if let sections {
         let _: Bool = sections.contains(sectionTitle: "a")
         let _: ResultsSection<Sig, String>? = sections[sectionTitle: "a"]

@@ -4,7 +4,7 @@ extension Schema {
     /// property (then with no name or destination yet).
     public struct Relationship: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// What deleting a model does to the models it is related to through this property.
-        public enum DeleteRule: Hashable, Sendable {
+        public enum DeleteRule: String, Hashable, Sendable, Codable {
             /// Related models lose their reference to the deleted one. The default.
             case nullify
             /// Related models are deleted too, in the same save.
@@ -17,8 +17,10 @@ extension Schema {
         }
 
         /// Accepted for SwiftData compatibility.
-        public enum Option: Hashable, Sendable {
+        public enum Option: Hashable, Sendable, Codable, CustomDebugStringConvertible {
             case unique
+
+            public var debugDescription: String { "unique" }
         }
 
         /// What deleting the owner does to the related models.
