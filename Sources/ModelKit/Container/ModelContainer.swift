@@ -25,6 +25,8 @@ public final class ModelContainer: Sendable, Equatable {
     /// The index in ``stores`` of each entity's store; empty when there is one store.
     private let storeIndexes: [ObjectIdentifier: Int]
     private let main = Mutex<MainContextBox?>(nil)
+    /// The threads ``perform(_:)`` runs work on, as many as the stores keep connections.
+    let requestThreads: RequestThreads
 
     /// A container for `schema`, stored as `configurations` say (in the default store if empty).
     /// With a `migrationPlan`, the store is brought to the plan's newest version first, stage by
@@ -74,11 +76,21 @@ public final class ModelContainer: Sendable, Equatable {
             }
             storeConfigurationNames = placement.groups.map(\.configuration.name)
             storeIndexes = placement.groups.count == 1 ? [:] : placement.indexes
+            requestThreads = RequestThreads(limit: Self.requestThreadLimit(of: stores))
         } catch let error as ModelKitError {
             throw error.asContainerError
         } catch let error as SQLiteError {
             throw ModelKitError.sqlite(error).asContainerError
         }
+    }
+
+    /// As many request threads as the stores keep connections: a driver's pool (PostgreSQL), or
+    /// twice the cores for SQLite, whose readers run side by side and whose writer takes turns.
+    private static func requestThreadLimit(of stores: [Store]) -> Int {
+        stores.map { store in
+            guard let driver = store.access.driver else { return 2 * ProcessInfo.processInfo.activeProcessorCount }
+            return driver.pooledConnections > 0 ? driver.pooledConnections : 16
+        }.max() ?? 1
     }
 
     /// Containers are equal when they are the same container, as SwiftData's are.
@@ -141,6 +153,7 @@ public final class ModelContainer: Sendable, Equatable {
         stores = [store]
         storeConfigurationNames = []
         storeIndexes = [:]
+        requestThreads = RequestThreads(limit: 1)
     }
 
     /// A container for `schema`, stored as `configurations` say, migrated by `migrationPlan` if
