@@ -11,6 +11,9 @@ enum EngineMode: String {
     case actors
     /// OS threads, each request a new `ModelContext`.
     case threads
+    /// Tasks of a `TaskGroup`, each request `container.perform { context in … }`: the
+    /// container's own threads, the caller suspended meanwhile.
+    case perform
 }
 
 /// One request, on a context of its own.
@@ -49,6 +52,20 @@ func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload
     @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run) }
     try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
     switch mode {
+    case .perform:
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for loop in 0..<concurrency {
+                group.addTask {
+                    var requests = source(loop)
+                    while Date() < end {
+                        let request = requests.next()
+                        try await container.perform { context in try handle(request, in: context) }
+                        done.count.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
     case .tasks, .actors:
         try await withThrowingTaskGroup(of: Void.self) { group in
             for loop in 0..<concurrency {

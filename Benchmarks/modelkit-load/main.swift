@@ -2,7 +2,7 @@
 // beside hand-written libpq, in one run.
 //
 //     swift run -c release modelkit-load [--workload writes|mixed|reads] [--concurrency 16]
-//         [--processes 1] [--seconds 5] [--runs 3] [--latency-ms 0] [--rows 10000] [--mode tasks|actors|threads]
+//         [--processes 1] [--seconds 5] [--runs 3] [--latency-ms 0] [--rows 10000] [--mode tasks|actors|threads|perform]
 //
 // The server is MODELKIT_BENCH_POSTGRES_URL's (or MODELKIT_TEST_POSTGRES_URL's). Each side gets a
 // schema of its own, seeded with `rows` rows. A run starts `processes` copies of this program
@@ -22,7 +22,7 @@ struct Options {
     var runs = 3
     var latency = 0.0
     var rows = 10_000
-    var modes: [EngineMode] = [.tasks, .actors]
+    var modes: [EngineMode] = [.tasks, .actors, .perform]
     /// Set in a child: which side to run, on which schema, as which process, from when.
     var child: (side: String, schema: String, process: Int, run: Int, start: Date)?
     var url: URL?
@@ -67,7 +67,7 @@ func usage() -> Never {
     FileHandle.standardError.write(
         Data(
             ("usage: modelkit-load [--workload writes|mixed|reads] [--concurrency N] [--processes N] [--seconds S] [--runs R] "
-                + "[--latency-ms MS] [--rows N] [--mode tasks|actors|threads]\n").utf8))
+                + "[--latency-ms MS] [--rows N] [--mode tasks|actors|threads|perform]\n").utf8))
     exit(2)
 }
 
