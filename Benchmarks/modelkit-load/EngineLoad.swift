@@ -52,31 +52,17 @@ func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload
     @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run) }
     try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
     switch mode {
-    case .perform:
+    case .tasks, .actors, .perform:
         try await withThrowingTaskGroup(of: Void.self) { group in
             for loop in 0..<concurrency {
                 group.addTask {
                     var requests = source(loop)
                     while Date() < end {
                         let request = requests.next()
-                        try await container.perform { context in try handle(request, in: context) }
-                        done.count.add(1, ordering: .relaxed)
-                    }
-                }
-            }
-            try await group.waitForAll()
-        }
-    case .tasks, .actors:
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for loop in 0..<concurrency {
-                group.addTask {
-                    var requests = source(loop)
-                    while Date() < end {
-                        let request = requests.next()
-                        if mode == .tasks {
-                            try handle(request, in: ModelContext(container))
-                        } else {
-                            try await RequestActor(modelContainer: container).serve(request)
+                        switch mode {
+                        case .tasks: try handle(request, in: ModelContext(container))
+                        case .perform: try await container.perform { context in try handle(request, in: context) }
+                        default: try await RequestActor(modelContainer: container).serve(request)
                         }
                         done.count.add(1, ordering: .relaxed)
                     }

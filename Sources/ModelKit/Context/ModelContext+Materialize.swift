@@ -7,10 +7,19 @@ extension ModelContext {
     /// An unsaved model of `entity` that answers to `identifier`, made from neutral values: each
     /// property's declared default, or else zero, empty or NULL.
     func standIn(for identifier: PersistentIdentifier, of entity: Schema.Entity) throws -> any PersistentModel {
+        let model = try unsavedModel(of: entity, values: [:])
+        model._$modelKit.answer(to: identifier)
+        return model
+    }
+
+    /// A new, unsaved model of `entity` holding `values` (by property index) and, for the other
+    /// properties, neutral values: each one's declared default, or else zero, empty or NULL. It is
+    /// made as a stored row would be, from a row in memory: no initializer of the app's runs.
+    func unsavedModel(of entity: Schema.Entity, values: [Int: SQLValue]) throws -> any PersistentModel {
         // A row shaped as the entity's select reads: its properties at their result columns.
-        var values = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
-        for (property, column) in zip(entity.properties, entity.resultColumns) {
-            values[Int(column)] = {
+        var row = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
+        for (index, (property, column)) in zip(entity.properties, entity.resultColumns).enumerated() {
+            row[Int(column)] = values[index] ?? {
                 if let value = property.encodedDefault { return value }
                 guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
                 switch codec.affinity {
@@ -22,14 +31,10 @@ extension ModelContext {
             }()
         }
         func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
-            try reader(for: entity).first(SQL(text: SQL.row(of: values.count), bindings: values)) { statement in
-                try T(_modelKitRow: ModelRow(statement: statement, entity: entity, context: self))
-            }!
+            try T(_modelKitRow: ModelRow(statement: Statement(row: row), entity: entity, context: self))
         }
         let model = try make(entity.type)
-        let storage = model._$modelKit
-        storage.entity = entity
-        storage.answer(to: identifier)
+        model._$modelKit.entity = entity
         return model
     }
 

@@ -40,25 +40,7 @@ extension ModelContext {
     /// their defaults, or zero, empty or NULL), made as a stored row would be: no initializer of
     /// the app's runs. Insert it to store it. A required to-one must be given its target's key.
     package func makeModel(of entity: Schema.Entity, values: [Int: SQLValue]) throws -> any PersistentModel {
-        var row = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
-        for (index, (property, column)) in zip(entity.properties, entity.resultColumns).enumerated() {
-            row[Int(column)] = values[index] ?? {
-                if let value = property.encodedDefault { return value }
-                guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
-                switch codec.affinity {
-                case .integer: return .integer(0)
-                case .real: return .real(0)
-                case .text: return .text("")
-                case .blob: return .blob(Data())
-                }
-            }()
-        }
-        func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
-            try T(_modelKitRow: ModelRow(statement: Statement(row: row), entity: entity, context: self))
-        }
-        let model = try make(entity.type)
-        model._$modelKit.entity = entity
-        return model
+        try unsavedModel(of: entity, values: values)
     }
 
     /// The model of `entity` stored under `rowKey`, registered or loaded now; nil if none is.

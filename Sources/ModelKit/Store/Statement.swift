@@ -4,7 +4,7 @@ final class Statement {
     let sql: String
 
     /// A statement standing on one row of values, already stepped to it: how a model is made
-    /// from values that no query returned (see ``ModelContext/makeModel(of:values:)``).
+    /// from values that no query returned (an unsaved model made from values, a stand-in).
     init(row: [SQLValue]) {
         sql = ""
         backend = ValuesStatement(row)

@@ -86,16 +86,7 @@ struct ClientApply {
                 }
                 // Otherwise deleted here, and the delete is on its way to the server: it wins.
             } else if !change.deleted, created[change.id] == nil {
-                var stored: [Int: SQLValue] = [:]
-                for field in entity.fields {
-                    guard let value = change.fields[field.name]?.value else { continue }
-                    switch field.kind {
-                    case .attribute: stored[field.index] = value.sqlValue
-                    case .toOne(_, isOptional: false):
-                        if case .reference(let target) = value, let row = ids.byGid[target] { stored[field.index] = .integer(row.key) }
-                    default: break
-                    }
-                }
+                let stored = entity.storedValues(of: change) { ids.byGid[$0]?.key }
                 let model = try context.makeModel(of: entity.entity, values: stored)
                 context.insert(model)
                 created[change.id] = (model, entity)

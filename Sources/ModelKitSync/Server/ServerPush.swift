@@ -101,17 +101,7 @@ struct ServerPush {
                 accepted += 1
                 tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
             } else if created[gid] == nil {
-                var stored: [Int: SQLValue] = [:]
-                for field in entity.fields {
-                    guard let value = change.fields[field.name]?.value else { continue }
-                    switch field.kind {
-                    case .attribute: stored[field.index] = value.sqlValue
-                    case .toOne(_, isOptional: false):
-                        // A required to-one is loaded with its row: it needs its target's key.
-                        if case .reference(let target) = value, let row = ids.byGid[canonical(target)] { stored[field.index] = .integer(row.key) }
-                    default: break
-                    }
-                }
+                let stored = entity.storedValues(of: change) { ids.byGid[canonical($0)]?.key }
                 let model = try context.makeModel(of: entity.entity, values: stored)
                 context.insert(model)
                 created[gid] = (model, entity)

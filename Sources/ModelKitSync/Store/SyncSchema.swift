@@ -21,6 +21,22 @@ struct SyncSchema: Sendable {
         let lineage: [String]
         let fields: [Field]
         let fieldsByName: [String: Field]
+
+        /// What a new row of the entity is made with from `change`: its attributes' values, and
+        /// for a required to-one (which loads with its row) the key `key` finds for its target.
+        func storedValues(of change: SyncChange, key: (String) -> Int64?) -> [Int: SQLValue] {
+            var stored: [Int: SQLValue] = [:]
+            for field in fields {
+                guard let value = change.fields[field.name]?.value else { continue }
+                switch field.kind {
+                case .attribute: stored[field.index] = value.sqlValue
+                case .toOne(_, isOptional: false):
+                    if case .reference(let target) = value, let target = key(target) { stored[field.index] = .integer(target) }
+                default: break
+                }
+            }
+            return stored
+        }
     }
 
     let entities: [String: Entity]
