@@ -8,16 +8,17 @@ extension ModelContext {
             return
         }
         let old = model[keyPath: keyPath]
-        undoManager.registerUndo(withTarget: self) { _ in model[keyPath: writable] = old }
+        register(with: undoManager) { _ in model[keyPath: writable] = old }
     }
 
     /// Records that undoing the insert of `model` deletes it, and takes it out of the inverses
     /// of its relationships, which the insert linked; redoing it links them again.
     func registerUndo(ofInsert model: some PersistentModel) {
         guard let undoManager, undoSuppression == 0 else { return }
-        undoManager.registerUndo(withTarget: self) { context in
+        register(with: undoManager) { context in
             let links = context.unlinkInverses(of: model)
-            context.undoManager?.registerUndo(withTarget: context) { _ in
+            guard let undoManager = context.undoManager else { return context.delete(model) }
+            context.register(with: undoManager) { _ in
                 for (relationship, related) in links {
                     for other in related { relationship.inverse!.link(model, to: other) }
                 }
@@ -42,7 +43,19 @@ extension ModelContext {
     /// or, once a save deleted its row, the model is inserted again as a new row with its values.
     func registerUndo(ofDelete model: some PersistentModel) {
         guard let undoManager, undoSuppression == 0 else { return }
-        undoManager.registerUndo(withTarget: self) { context in context.restore(deleted: model) }
+        register(with: undoManager) { context in context.restore(deleted: model) }
+    }
+
+    /// Registers `handler` to undo a change of the context. Foundation's undo manager is
+    /// main-actor isolated on Apple platforms: there a change is recorded when it is made on the
+    /// main thread, as the main context's are, and not otherwise.
+    private func register(with undoManager: UndoManager, _ handler: @escaping (ModelContext) -> Void) {
+        #if canImport(Darwin)
+        guard Thread.isMainThread else { return }
+        MainActor.assumeIsolated { undoManager.registerUndo(withTarget: self, handler: handler) }
+        #else
+        undoManager.registerUndo(withTarget: self, handler: handler)
+        #endif
     }
 
     private func restore(deleted model: some PersistentModel) {

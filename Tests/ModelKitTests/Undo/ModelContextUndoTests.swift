@@ -5,7 +5,7 @@ import Testing
 /// A context with an undo manager records its inserts, deletes and property changes, as
 /// SwiftData's does: undo puts the context back, redo forward again, and a save after an undo
 /// stores the undone state.
-@Suite struct ModelContextUndoTests {
+@MainActor @Suite struct ModelContextUndoTests {
     /// A context with an undo manager that groups by hand, as a test drives it.
     func undoingContext(_ container: ModelContainer) -> (ModelContext, UndoManager) {
         let context = ModelContext(container)

@@ -4,7 +4,7 @@ import Testing
 
 /// The undo manager ModelKit supplies where Foundation has none, checked against Foundation's
 /// documented behaviour; on Apple platforms these run against Foundation's own.
-@Suite struct UndoManagerTests {
+@MainActor @Suite struct UndoManagerTests {
     final class Counter { var value = 0 }
 
     func increment(_ counter: Counter, by amount: Int, with manager: UndoManager) {
