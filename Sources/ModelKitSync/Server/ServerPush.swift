@@ -201,7 +201,7 @@ struct ServerPush {
                 }
             }
             for gid in createdOrder {
-                let (model, entity) = created[gid]!
+                let model = created[gid]!.model
                 guard let key = model._rowKey else { continue }
                 let entityName = model.persistentModelID.entityName
                 let inserted = try sql.rows(
@@ -213,7 +213,6 @@ struct ServerPush {
                     guard case .text(let target)? = rows.first?.first else { throw RowMoved() }
                     try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)])
                     merged[gid] = target
-                    _ = entity
                 }
             }
             try ids.recordAssigned(in: sql)
