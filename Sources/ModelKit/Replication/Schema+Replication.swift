@@ -20,9 +20,8 @@ extension Schema.Entity {
         package let inverseName: String?
         /// Whether the inverse is a to-many.
         package let inverseIsToMany: Bool
-        /// Whether the property is `.ephemeral` (tracked, never stored) or `@Attribute(.unique)`.
+        /// Whether the property is `.ephemeral`: tracked, never stored.
         package let isEphemeral: Bool
-        package let isUnique: Bool
     }
 
     /// The entity's persisted properties, inherited ones first.
@@ -38,16 +37,9 @@ extension Schema.Entity {
                 }
             return ReplicaProperty(
                 index: index, name: property.name, kind: kind, inverseName: relationship?.inverse?.name,
-                inverseIsToMany: relationship?.inverse?.isToMany ?? false, isEphemeral: property.isEphemeral,
-                isUnique: property.isUnique)
+                inverseIsToMany: relationship?.inverse?.isToMany ?? false, isEphemeral: property.isEphemeral)
         }
     }
-
-    /// The model class of the entity.
-    package var modelType: any PersistentModel.Type { type }
-
-    /// Whether the entity's class is one of a class hierarchy (with a superclass or subclasses).
-    package var isInClassHierarchy: Bool { isInHierarchy }
 
     /// Sets the attribute at `index` of `model` from its stored form, through its setter, as an
     /// app's write would (the context records the change).
@@ -59,9 +51,6 @@ extension Schema.Entity {
 }
 
 extension Schema {
-    /// The entity named `name`, if the schema has it.
-    package func replicaEntity(named name: String) -> Entity? { entitiesByName[name] }
-
     /// A digest of the schema's entities, properties, storage and constraints: equal for the
     /// same models on every platform.
     package var replicaFingerprint: String { fingerprint }

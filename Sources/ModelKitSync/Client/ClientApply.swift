@@ -47,7 +47,8 @@ struct ClientApply {
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         let values = FieldValues(schema: schema, ids: ids)
         try ids.load(gids: rows.flatMap { [$0.id] + $0.fields.values.flatMap(\.value.referencedIDs) })
-        let waitingBefore = try context.replicaRead { try WaitingFields.read(in: $0) }
+        let waited = try context.replicaRead { try $0.rows(SyncTables.selectWaiting) }
+        let waitingBefore = WaitingFields(rows: waited)
         let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
 
         var created: [String: (model: any PersistentModel, entity: SyncSchema.Entity)] = [:]
@@ -139,7 +140,6 @@ struct ClientApply {
         }
 
         // Relationships that waited for rows: those whose rows are all here now.
-        let waited = try context.replicaRead { try $0.rows(SyncTables.selectWaiting) }
         for row in waited {
             guard case .text(let gid) = row[0], case .text(let name) = row[1], case .text(let json) = row[2], case .text(let clock) = row[3],
                 byID[gid]?.fields[name] == nil, let model = try resolve(gid),

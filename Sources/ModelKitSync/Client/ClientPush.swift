@@ -195,11 +195,14 @@ struct WaitingFields {
     private var pairs: Set<String> = []
 
     static func read(in sql: StoreSQL) throws -> WaitingFields {
-        var waiting = WaitingFields()
-        for row in try sql.rows("SELECT gid, property FROM \(SyncTables.waiting)") {
-            if case .text(let gid) = row[0], case .text(let property) = row[1] { waiting.pairs.insert(gid + "\u{0}" + property) }
+        WaitingFields(rows: try sql.rows(SyncTables.selectWaiting))
+    }
+
+    /// The fields of rows of ``SyncTables/selectWaiting``.
+    init(rows: [[SQLValue]]) {
+        for row in rows {
+            if case .text(let gid) = row[0], case .text(let property) = row[1] { pairs.insert(gid + "\u{0}" + property) }
         }
-        return waiting
     }
 
     func contains(_ gid: String, _ property: String) -> Bool { pairs.contains(gid + "\u{0}" + property) }

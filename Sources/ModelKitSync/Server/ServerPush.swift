@@ -193,6 +193,7 @@ struct ServerPush {
         let pushedIDs = Set(request.changes.map(\.id))
         var merged = aliases.filter { pushedIDs.contains($0.key) }
 
+        var answer = SyncPushResponse(accepted: 0, conflicts: 0, rows: [], merged: [:])
         try context.save { sql in
             for (gid, record) in records {
                 guard let version = record.version else { continue }
@@ -209,20 +210,19 @@ struct ServerPush {
                 if inserted.isEmpty {
                     // A unique attribute's value was stored already: the insert updated that row,
                     // which keeps its identifier.
-                    let rows = try sql.rows("SELECT gid FROM \(SyncTables.ids) WHERE entity = ? AND row_key = ?", [.text(entityName), .integer(key)])
-                    guard case .text(let target)? = rows.first?.first else { throw RowMoved() }
+                    let owner = try sql.rows("SELECT gid FROM \(SyncTables.ids) WHERE entity = ? AND row_key = ?", [.text(entityName), .integer(key)])
+                    guard case .text(let target)? = owner.first?.first else { throw RowMoved() }
                     try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)])
                     merged[gid] = target
                 }
             }
             try ids.recordAssigned(in: sql)
             for gid in deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
-            rows = rows.map { $0.renamingIDs(merged) }
-            let response = SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows, merged: merged)
-            let json = String(decoding: try SyncJSON.encoder.encode(response), as: UTF8.self)
+            answer = SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows.map { $0.renamingIDs(merged) }, merged: merged)
+            let json = String(decoding: try SyncJSON.encoder.encode(answer), as: UTF8.self)
             try sql.run(SyncTables.insertPush, [.text(device), .text(request.id), .text(json)])
         }
-        return SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows, merged: merged)
+        return answer
     }
 }
 

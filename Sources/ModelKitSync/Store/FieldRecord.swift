@@ -105,8 +105,6 @@ struct BinaryReader {
 
     var isAtEnd: Bool { offset >= data.endIndex }
 
-    private struct Truncated: Error {}
-
     mutating func byte() throws -> UInt8 {
         guard offset < data.endIndex else { throw SyncError(.malformedMessage, "a sync field record is cut short") }
         defer { offset += 1 }

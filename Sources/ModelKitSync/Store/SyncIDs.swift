@@ -67,8 +67,7 @@ final class SyncIDs {
         return try gid(entity: model.persistentModelID.entityName, key: key, assigning: assigning)
     }
 
-    /// Notes a row's identifier learned otherwise (recorded by the caller).
-    func remember(_ row: Row) {
+    private func remember(_ row: Row) {
         byGid[row.gid] = row
         byRow[RowRef(entity: row.entity, key: row.key)] = row.gid
     }
