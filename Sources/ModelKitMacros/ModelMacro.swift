@@ -147,8 +147,12 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             let own = declared.filter { $0.isUnique == unique }
             guard !own.isEmpty || (!isSubclass && !isFinal) else { return nil }
             let kind = isSubclass ? "override class" : isFinal ? "static" : "class"
-            let lists = own.map { "[\($0.groups.joined(separator: ", "))] as [[PartialKeyPath<\($0.model)>]]" }
-                + (isSubclass ? ["super.\(requirement)"] : [])
+            let lists = own.map { declaration in
+                // `.binary([…])` and `.rtree([…])` are `Schema.Index` kinds; plain arrays are key paths.
+                declaration.groups.contains { $0.hasPrefix(".") }
+                    ? "Schema.Index<\(declaration.model)>(\(declaration.groups.joined(separator: ", ")))._modelKitKeyPaths"
+                    : "[\(declaration.groups.joined(separator: ", "))] as [[PartialKeyPath<\(declaration.model)>]]"
+            } + (isSubclass ? ["super.\(requirement)"] : [])
             let body = lists.isEmpty ? "[]" : lists.map { "(\($0) as [[AnyKeyPath]])" }.joined(separator: " + ")
             return "public \(raw: kind) var \(raw: requirement): [[AnyKeyPath]] { \(raw: body) }"
         }

@@ -105,6 +105,12 @@ public final class ModelContainer: Sendable, Equatable {
                     + "name is its table's name; rename one of them, or use them in separate containers")
         }
         for entity in schema.entities {
+            guard entity.hasModelClass else {
+                throw ModelKitError.invalidSchema(
+                    entity: entity.name,
+                    reason: "the entity was built by hand or decoded, so it has no model class to make models of: "
+                        + "make the schema of the @Model classes, as in Schema([\(entity.name).self])")
+            }
             if let clash = entity.hierarchyColumnClash {
                 throw ModelKitError.invalidSchema(
                     entity: entity.name,
@@ -115,11 +121,11 @@ public final class ModelContainer: Sendable, Equatable {
                 throw ModelKitError.invalidSchema(
                     entity: entity.name, reason: "#Index or #Unique names \(keyPath), which is not a persisted property")
             }
-            for property in entity.properties where property.codec == nil {
+            for property in entity.metadata where property.codec == nil {
                 throw ModelKitError.unsupportedPropertyType(
                     entity: entity.name, property: property.name, type: String(reflecting: property.valueType))
             }
-            for property in entity.properties where property.isEphemeral {
+            for property in entity.metadata where property.isEphemeral {
                 if property.encodedDefault == nil, property.codec?.isOptional == false {
                     throw ModelKitError.invalidSchema(
                         entity: entity.name, reason: "\(property.name) is .ephemeral, so rows do not hold it: give it a default value, or make it optional")

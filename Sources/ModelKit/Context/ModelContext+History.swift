@@ -180,7 +180,7 @@ extension ModelContext {
                 return .insert(DefaultHistoryInsert<Model>(changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token))
             case .update:
                 let keyPaths = change.attributes.compactMap { name in
-                    (entity?.properties.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>).map {
+                    (entity?.metadata.first { $0.name == name }?.keyPath as? PartialKeyPath<Model>).map {
                         // Key paths are immutable values: sharing them across isolation domains is safe.
                         unsafeBitCast($0, to: (any PartialKeyPath<Model> & Sendable).self)
                     }
@@ -189,7 +189,7 @@ extension ModelContext {
                     DefaultHistoryUpdate<Model>(
                         changeIdentifier: index, changedPersistentIdentifier: identifier, transactionIdentifier: token, updatedAttributes: keyPaths))
             case .delete:
-                let values = (entity?.properties ?? []).compactMap { property -> (keyPath: AnyKeyPath, value: Any)? in
+                let values = (entity?.metadata ?? []).compactMap { property -> (keyPath: AnyKeyPath, value: Any)? in
                     guard let stored = change.preserved[property.name], let value = try? property.codec?.decode(stored) else { return nil }
                     return (property.keyPath, value)
                 }

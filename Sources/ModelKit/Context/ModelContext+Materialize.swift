@@ -18,7 +18,7 @@ extension ModelContext {
     func unsavedModel(of entity: Schema.Entity, values: [Int: SQLValue]) throws -> any PersistentModel {
         // A row shaped as the entity's select reads: its properties at their result columns.
         var row = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
-        for (index, (property, column)) in zip(entity.properties, entity.resultColumns).enumerated() {
+        for (index, (property, column)) in zip(entity.metadata, entity.resultColumns).enumerated() {
             row[Int(column)] = values[index] ?? {
                 if let value = property.encodedDefault { return value }
                 guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }

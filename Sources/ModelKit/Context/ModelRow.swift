@@ -132,7 +132,7 @@ extension Schema.Entity {
 
     /// The error for a stored value the property at `index` cannot hold.
     func mismatch(_ value: SQLValue, at index: Int) -> ModelKitError {
-        let property = properties[index]
+        let property = metadata[index]
         return .storedValueMismatch(
             entity: name, property: property.name, expected: String(describing: property.valueType), found: "\(value)")
     }

@@ -12,6 +12,9 @@ public struct DefaultHistoryInsert<Model: PersistentModel>: HistoryInsert, Hasha
 /// An insert whose `@Attribute(.unique)` value was already stored updates that row: it is
 /// recorded as an update of every stored property.
 public struct DefaultHistoryUpdate<Model: PersistentModel>: HistoryUpdate, Hashable {
+    /// The type of ``updatedAttributes``' elements.
+    public typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
+
     public let changeIdentifier: Int64
     public let changedPersistentIdentifier: PersistentIdentifier
     public let transactionIdentifier: Int64
@@ -75,7 +78,21 @@ public struct HistoryTombstone<Model: PersistentModel>: @unchecked Sendable, Seq
     }
 
     /// The preserved values, in property order.
-    public func makeIterator() -> IndexingIterator<[Any]> {
-        values.map(\.value).makeIterator()
+    /// The preserved values, in property order.
+    public func makeIterator() -> Iterator { Iterator(values: values.map(\.value)) }
+
+    /// Iterates a tombstone's preserved values.
+    public struct Iterator: IteratorProtocol {
+        public typealias Element = Any
+        private let values: [Any]
+        private var position = 0
+
+        init(values: [Any]) { self.values = values }
+
+        public mutating func next() -> Any? {
+            guard position < values.count else { return nil }
+            defer { position += 1 }
+            return values[position]
+        }
     }
 }

@@ -51,6 +51,11 @@ public protocol HistoryUpdate<Model>: Sendable {
     var updatedAttributes: [any PartialKeyPath<Model> & Sendable] { get }
 }
 
+extension HistoryUpdate {
+    /// The type of ``updatedAttributes``' elements.
+    public typealias PropertyUpdate = PartialKeyPath<Model> & Sendable
+}
+
 /// A delete in a history transaction.
 public protocol HistoryDelete<Model>: Sendable {
     /// The deleted model's type.

@@ -26,8 +26,8 @@ extension Schema.Entity {
 
     /// The entity's persisted properties, inherited ones first.
     package var replicaProperties: [ReplicaProperty] {
-        properties.indices.map { index in
-            let property = properties[index]
+        metadata.indices.map { index in
+            let property = metadata[index]
             let relationship = relationshipsByColumn[index]
             let kind: ReplicaProperty.Kind =
                 switch relationship?.shape {

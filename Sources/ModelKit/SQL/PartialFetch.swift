@@ -39,7 +39,7 @@ final class PartialFetch {
     /// A class hierarchy's entities read every column: their rows may be of other classes.
     init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
         guard entity.hierarchy == nil else { return nil }
-        let unfetched = entity.properties.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
+        let unfetched = entity.metadata.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
         let placeholders = Dictionary(
             uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
@@ -53,8 +53,8 @@ final class PartialFetch {
     /// The placeholder each attribute of `entity` can hold while a partial fetch leaves it out,
     /// by property index; nil for a property that is always read.
     static func placeholders(of entity: Schema.Entity) -> [SQLValue?] {
-        entity.properties.indices.map { index in
-            let property = entity.properties[index]
+        entity.metadata.indices.map { index in
+            let property = entity.metadata[index]
             guard entity.relationshipsByColumn[index] == nil, property.isStoredInTable, let codec = property.codec else {
                 return nil
             }

@@ -23,7 +23,7 @@ struct SortSQL {
         var order: [(column: Int, ascending: Bool)] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
-                !entity.storageTraits[column].hasUnorderedStorage, entity.properties[column].isStoredInTable, entity.isQueryable(column)
+                !entity.storageTraits[column].hasUnorderedStorage, entity.metadata[column].isStoredInTable, entity.isQueryable(column)
             else { return nil }
             if let comparator = descriptor.stringComparator, comparator != .lexical { return nil }
             order.append((column, descriptor.order == .forward))

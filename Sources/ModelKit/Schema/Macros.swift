@@ -65,6 +65,12 @@ public macro Transient() = #externalMacro(module: "ModelKitMacros", type: "Marke
 @freestanding(declaration)
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
 
+/// Declares indexes of given kinds on a model, inside its class:
+/// `#Index<Trip>(.binary([\.name]), .rtree([\.latitude, \.longitude]))`. Both kinds make an
+/// ordinary index here (see ``Schema/Index``).
+@freestanding(declaration)
+public macro Index<T>(_ indices: Schema.Index<T>.Types<T>...) = #externalMacro(module: "ModelKitMacros", type: "IndexMacro")
+
 /// Declares compound unique constraints on a model, inside its class:
 /// `#Unique<Trip>([\.name, \.start])`. Inserting a model whose values for one of the arrays are
 /// already stored updates the stored row, as `@Attribute(.unique)` does.

@@ -76,9 +76,9 @@ extension Schema {
             for relationship in entity.orderedRelationships where relationship.inverse == nil && !entity.inherits(relationship) {
                 guard let target = relationship.target else { continue }
                 let candidates = target.orderedRelationships.filter { $0.target === entity && $0 !== relationship }
-                let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.properties[$0.column].keyPath == keyPath } }
+                let declared = relationship.declaredInverse.flatMap { keyPath in candidates.first { target.metadata[$0.column].keyPath == keyPath } }
                 let pointingHere = candidates.first { candidate in
-                    candidate.declaredInverse.map { entity.properties[relationship.column].keyPath == $0 } ?? false
+                    candidate.declaredInverse.map { entity.metadata[relationship.column].keyPath == $0 } ?? false
                 }
                 let inferred = candidates.count == 1 && candidates[0].declaredInverse == nil ? candidates.first : nil
                 if let inverse = declared ?? pointingHere ?? inferred {
@@ -147,7 +147,7 @@ extension Schema {
 extension Schema.Entity {
     /// Whether `relationship` is one the entity's class inherits from its superclass.
     func inherits(_ relationship: RelationshipInfo) -> Bool {
-        relationship.column < (superentity?.properties.count ?? 0)
+        relationship.column < (superentity?.metadata.count ?? 0)
     }
 }
 

@@ -1,11 +1,23 @@
 extension Schema {
     /// One model type: its table and its persisted properties.
+    ///
+    /// A schema made of model classes has one per class. An entity built by hand
+    /// (``init(_:subentities:properties:)``) or decoded describes a model but has no class to make
+    /// models of: a container refuses a schema of such entities.
     public final class Entity: @unchecked Sendable, Hashable, CustomStringConvertible {
         /// The entity's name, which is the class name and the table name.
         public let name: String
-        /// The persisted properties, in column order.
-        public let properties: [PropertyMetadata]
+        /// The persisted properties, in column order, from `@Model`: what the engine reads.
+        let metadata: [PropertyMetadata]
+        /// The model class; ``MissingModel`` for an entity built by hand or decoded.
         let type: any PersistentModel.Type
+        /// The properties of an entity built by hand or decoded, as given; nil for a model class's.
+        let describedProperties: [any SchemaProperty]?
+        /// The `#Unique` and `#Index` groups of an entity built by hand or decoded, as given.
+        var describedUniqueness: [[String]] = []
+        var describedIndices: [[String]] = []
+        /// The superentity's name a decoded entity was encoded with, until its schema links them.
+        var decodedSuperentityName: String?
         private let columnsByKeyPath: [AnyKeyPath: Int]
         /// Groups of properties whose values are unique together: each `@Attribute(.unique)`
         /// property alone, then each `#Unique` group.
@@ -72,12 +84,39 @@ extension Schema {
         /// rows. Set with the schema.
         var requiredReferences: [RequiredReference] = []
 
-        init(_ type: any PersistentModel.Type) {
+        /// The entity of a model class.
+        convenience init(_ type: any PersistentModel.Type) {
+            self.init(type: type, name: type.entityName, described: nil)
+        }
+
+        /// An entity described by hand, as in SwiftData: a name and properties, with no model class.
+        public convenience init(_ name: String) {
+            self.init(name, subentities: [], properties: [])
+        }
+
+        /// An entity described by hand, as in SwiftData: a name and properties, with no model class.
+        public convenience init(_ name: String, properties: any SchemaProperty...) {
+            self.init(name, subentities: [], properties: properties)
+        }
+
+        /// An entity described by hand, as in SwiftData, with the entities of its subclasses.
+        public convenience init(_ name: String, subentities: Schema.Entity..., properties: any SchemaProperty...) {
+            self.init(name, subentities: subentities, properties: properties)
+        }
+
+        convenience init(_ name: String, subentities: [Schema.Entity], properties: [any SchemaProperty]) {
+            self.init(type: MissingModel.self, name: name, described: properties)
+            directSubentities = subentities
+            for subentity in subentities { subentity.superentity = self }
+        }
+
+        private init(type: any PersistentModel.Type, name: String, described: [any SchemaProperty]?) {
             self.type = type
-            name = type.entityName
+            self.name = name
+            describedProperties = described
             temporaryScope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: nil, isTemporary: true)
             let properties = type.schemaMetadata
-            self.properties = properties
+            metadata = properties
             var columnsByKeyPath = Dictionary(
                 properties.enumerated().map { ($0.element.keyPath, $0.offset) }, uniquingKeysWith: { first, _ in first })
             // A subclass's inherited properties also answer to its superclasses' key paths
@@ -146,33 +185,10 @@ extension Schema {
         /// The name of the superclass's entity, if the model subclasses another.
         public var superentityName: String? { superentity?.name }
 
-        /// The stored properties that are not relationships, as SwiftData lists them.
-        public var attributes: Set<Schema.Attribute> {
-            Set(properties.filter { $0.relationshipShape == nil }.map { property in
-                var attribute = property.attribute ?? Schema.Attribute()
-                attribute.name = property.name
-                attribute.valueType = property.valueType
-                attribute.isOptional = property.valueType is any OptionalProtocol.Type
-                attribute.defaultValue = property.defaultValue
-                return attribute
-            })
-        }
-
-        /// The relationship properties, with their destinations, delete rules and inverses.
-        public var relationships: Set<Schema.Relationship> {
-            Set(orderedRelationships.map { info in
-                var relationship = properties[info.column].relationship ?? Schema.Relationship(deleteRule: info.deleteRule)
-                relationship.name = info.name
-                relationship.destination = info.target.name
-                relationship.inverseName = info.inverse?.name
-                relationship.isToOneRelationship = !info.isToMany
-                return relationship
-            })
-        }
-
         /// The groups of property names `#Unique` makes unique together.
         public var uniquenessConstraints: [[String]] {
-            type._modelKitUniqueConstraints.map { group in group.compactMap { column(for: $0).map { properties[$0].name } } }
+            guard describedProperties == nil else { return describedUniqueness }
+            return type._modelKitUniqueConstraints.map { group in group.compactMap { column(for: $0).map { metadata[$0].name } } }
         }
 
         /// The quoted names of the join tables this entity's relationships own.
@@ -186,17 +202,26 @@ extension Schema {
         /// Whether SQL can compare the property's stored values: not an ephemeral property (no
         /// column), nor an external one (its column may hold a file name).
         func isQueryable(_ index: Int) -> Bool {
-            !properties[index].isEphemeral && !externalColumns.contains(index)
+            !metadata[index].isEphemeral && !externalColumns.contains(index)
         }
 
         /// The column index of the persisted property at `keyPath`, if there is one.
         func column(for keyPath: AnyKeyPath) -> Int? { columnsByKeyPath[keyPath] }
 
+        /// Whether the entity has a model class: false for one built by hand or decoded.
+        var hasModelClass: Bool { describedProperties == nil }
+
         public var description: String { name }
 
-        /// Entities are equal when they are the same entity.
-        public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs }
+        /// Entities are equal when they describe the same model: the same name, superentity,
+        /// properties and constraints (the entities two schemas of one model class make are equal).
+        public static func == (lhs: Entity, rhs: Entity) -> Bool {
+            lhs === rhs
+                || (lhs.name == rhs.name && lhs.superentityName == rhs.superentityName
+                    && lhs.properties.map { AnyHashable($0) } == rhs.properties.map { AnyHashable($0) }
+                    && lhs.uniquenessConstraints == rhs.uniquenessConstraints && lhs.indices == rhs.indices)
+        }
 
-        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+        public func hash(into hasher: inout Hasher) { hasher.combine(name) }
     }
 }

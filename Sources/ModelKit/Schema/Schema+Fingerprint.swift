@@ -7,7 +7,7 @@ extension Schema {
         for entity in entities.sorted(by: { $0.name < $1.name }) {
             text += "|\(entity.name)"
             if let superentity = entity.superentity { text += ":\(superentity.name)" }
-            for property in entity.properties {
+            for property in entity.metadata {
                 let codec = property.codec
                 text += ";\(property.name):\(codec?.storageKind ?? "?"):\(codec?.isOptional == true ? "?" : "")"
                 if let original = property.originalName { text += "<\(original)" }

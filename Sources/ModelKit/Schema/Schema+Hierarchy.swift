@@ -70,7 +70,7 @@ extension Schema.Entity {
             }
             visit(root)
             self.entities = entities
-            var properties = root.properties
+            var properties = root.metadata
             var names = Set(properties.map(\.name))
             for entity in entities.dropFirst() {
                 for property in entity.ownProperties where names.insert(property.name).inserted {
@@ -88,7 +88,7 @@ extension Schema.Entity {
 
     /// The properties the class declares itself, not those it inherits.
     var ownProperties: ArraySlice<Schema.PropertyMetadata> {
-        properties[(superentity?.properties.count ?? 0)...]
+        metadata[(superentity?.metadata.count ?? 0)...]
     }
 
     /// A property the entity declares that another class of its hierarchy declares too, stored
@@ -117,9 +117,9 @@ extension Schema.Entity {
     func join(_ hierarchy: Hierarchy) {
         self.hierarchy = hierarchy
         let positions = Dictionary(hierarchy.properties.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { a, _ in a })
-        resultColumns = properties.map { Int32(positions[$0.name]! + 1) }
+        resultColumns = metadata.map { Int32(positions[$0.name]! + 1) }
         sql = TableSQL(
-            name: name, properties: properties, uniqueConstraints: uniqueConstraints,
+            name: name, properties: metadata, uniqueConstraints: uniqueConstraints,
             hierarchy: TableSQL.HierarchyLayout(
                 table: hierarchy.root.name, properties: hierarchy.properties, typeName: name,
                 typeFilter: superentity == nil ? nil : typeNames))

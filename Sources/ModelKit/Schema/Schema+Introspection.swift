@@ -1,6 +1,61 @@
+import Foundation
+
 /// SwiftData's introspection of entities, attributes and relationships: lookups by name, the
 /// kind of each property, and descriptions for debugging.
 extension Schema.Entity: CustomDebugStringConvertible {
+    /// The entity's properties, as SwiftData describes them, inherited ones first: an attribute
+    /// or a relationship for each persisted property. Each read describes them anew.
+    public var properties: [any SchemaProperty] {
+        describedProperties ?? metadata.indices.map(describeProperty)
+    }
+
+    /// The stored properties that are not relationships.
+    public var attributes: Set<Schema.Attribute> { Set(properties.compactMap { $0 as? Schema.Attribute }) }
+
+    /// The relationship properties, with their destinations, delete rules and inverses.
+    public var relationships: Set<Schema.Relationship> { Set(properties.compactMap { $0 as? Schema.Relationship }) }
+
+    /// The properties the entity inherits from its superentity's model class.
+    public var inheritedProperties: [any SchemaProperty] {
+        guard let superentity else { return [] }
+        return hasModelClass ? Array(properties.prefix(superentity.metadata.count)) : superentity.properties
+    }
+
+    /// ``inheritedProperties`` by name.
+    public var inheritedPropertiesByName: [String: any SchemaProperty] { Self.byName(inheritedProperties) }
+
+    /// The properties that have a value in the store: all but the `.ephemeral` (transient) ones.
+    public var storedProperties: [any SchemaProperty] { properties.filter { !$0.isTransient } }
+
+    /// ``storedProperties`` by name.
+    public var storedPropertiesByName: [String: any SchemaProperty] { Self.byName(storedProperties) }
+
+    private static func byName(_ properties: [any SchemaProperty]) -> [String: any SchemaProperty] {
+        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// A new description of the persisted property at `index`.
+    private func describeProperty(_ index: Int) -> any SchemaProperty {
+        let property = metadata[index]
+        let isOptional = property.valueType is any OptionalProtocol.Type
+        guard let info = relationshipsByColumn[index] else {
+            let given = property.attribute
+            return Schema.Attribute(
+                name: property.name, originalName: given?.declaredOriginalName, options: given?.options ?? [],
+                valueType: property.valueType, defaultValue: property.defaultValue, hashModifier: given?.hashModifier)
+        }
+        let given = property.relationship
+        let relationship = Schema.Relationship(
+            deleteRule: info.deleteRule, minimumModelCount: given?.minimumModelCount ?? 0,
+            maximumModelCount: given?.maximumModelCount ?? 0, originalName: given?.declaredOriginalName,
+            inverse: given?.inverseKeyPath, hashModifier: given?.hashModifier)
+        relationship.options = given?.options ?? []
+        (relationship.name, relationship.destination, relationship.inverseName) = (info.name, info.target.name, info.inverse?.name)
+        (relationship.isToOneRelationship, relationship.keypath) = (!info.isToMany, property.keyPath)
+        (relationship.valueType, relationship.isOptional) = (property.valueType, isOptional)
+        return relationship
+    }
+
     /// The entity's attributes by name.
     public var attributesByName: [String: Schema.Attribute] {
         Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -12,7 +67,7 @@ extension Schema.Entity: CustomDebugStringConvertible {
     }
 
     /// The groups of property names `#Index` indexes together.
-    public var indices: [[String]] { indexes.map { $0.map(\.name) } }
+    public var indices: [[String]] { hasModelClass ? indexes.map { $0.map(\.name) } : describedIndices }
 
     /// The entity's name, superentity and properties, for debugging.
     public var debugDescription: String {
@@ -23,21 +78,6 @@ extension Schema.Entity: CustomDebugStringConvertible {
 extension Schema: CustomDebugStringConvertible {
     /// The schema's version and entities, for debugging.
     public var debugDescription: String { "Schema(\(version), entities: \(entities.map(\.name)))" }
-}
-
-extension Schema.Attribute: CustomDebugStringConvertible {
-    /// Always true: an attribute is not a relationship.
-    public var isAttribute: Bool { true }
-    /// Always false.
-    public var isRelationship: Bool { false }
-    /// Whether the attribute is `.ephemeral`: tracked, never stored.
-    public var isTransient: Bool { options.contains(.ephemeral) }
-    /// Whether the attribute is stored through a value transformer (`.transformable(by:)`).
-    public var isTransformable: Bool { options.contains { $0.transformer != nil } }
-    /// Whether the attribute is stored in its encoded form (`.codable`).
-    public var isCodable: Bool { options.contains(.codable) }
-
-    public var debugDescription: String { "Attribute(\(name): \(valueType), options: \(options))" }
 }
 
 extension Schema.Attribute.Option: CustomDebugStringConvertible {
@@ -53,22 +93,24 @@ extension Schema.Attribute.Option: CustomDebugStringConvertible {
         case ._transformable(let reference): "transformable(by: \(reference.name))"
         }
     }
-}
 
-extension Schema.Relationship: CustomDebugStringConvertible {
-    /// Always false: a relationship is not an attribute.
-    public var isAttribute: Bool { false }
-    /// Always true.
-    public var isRelationship: Bool { true }
-    /// Always false: relationships are stored.
-    public var isTransient: Bool { false }
-    /// Whether the relationship was declared `.unique`.
-    public var isUnique: Bool { options.contains(.unique) }
-    /// The key path of the relationship's inverse, if it was declared.
-    public var inverseKeyPath: AnyKeyPath? { inverse }
+    /// An option in an encoded schema: its name, and a transformer's name.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        let simple: [Self] = [.unique, .externalStorage, .allowsCloudEncryption, .ephemeral, .spotlight, .codable, .preserveValueOnDeletion]
+        if let option = simple.first(where: { $0.debugDescription == text }) {
+            self = option
+        } else if text.hasPrefix("transformable(by: "), text.hasSuffix(")") {
+            let name = String(text.dropFirst("transformable(by: ".count).dropLast())
+            self = (_typeByName(name) as? ValueTransformer.Type).map { .transformable(by: $0) } ?? .transformable(by: name)
+        } else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no attribute option named \(text)"))
+        }
+    }
 
-    public var debugDescription: String {
-        "Relationship(\(name) -> \(destination), deleteRule: \(deleteRule), inverse: \(inverseName ?? "none"))"
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(debugDescription)
     }
 }
 

@@ -51,6 +51,21 @@ extension Schema {
             self.defaultValue = defaultValue
         }
 
+        /// Describes the property at `keypath`, as SwiftData's declaration has it: `metadata` is
+        /// its ``Schema/Attribute`` or ``Schema/Relationship``, if any. `keypath` must be a
+        /// writable key path of a model class; a container refuses any other, naming its type.
+        public init(name: String, keypath: AnyKeyPath, defaultValue: Any?, metadata: (any SchemaProperty)?) {
+            let attribute = metadata as? Attribute, relationship = metadata as? Relationship
+            if let keyPath = keypath as? any ModelKeyPath {
+                self = keyPath.propertyMetadata(name: name, defaultValue: defaultValue, attribute: attribute, relationship: relationship)
+                return
+            }
+            (self.name, keyPath, valueType, self.attribute, self.relationship) =
+                (name, keypath, type(of: keypath).valueType, attribute, relationship)
+            (column, encodedDefault, self.defaultValue, relationshipShape) = (nil, nil, defaultValue, nil)
+            (relationshipPlaceholder, notesInitialValue) = ((), true)
+        }
+
         /// How values of the property are stored; nil when its type cannot be stored.
         var codec: ValueCodec? { column?.codec }
 
@@ -62,77 +77,23 @@ extension Schema {
         /// Whether the property has a column in its entity's table: every property but a to-many
         /// and an ephemeral one.
         var isStoredInTable: Bool { !(relationshipShape?.isToMany ?? false) && !isEphemeral }
-        var originalName: String? { attribute?.originalName }
+        var originalName: String? { attribute?.declaredOriginalName }
     }
+}
 
-    /// A stored property that is not a relationship, as ``Schema/Entity/attributes`` lists it;
-    /// also the configuration `@Attribute` gives a property (then with no name yet).
-    public struct Attribute: @unchecked Sendable, Hashable, CustomStringConvertible {
-        /// What `@Attribute` can ask for.
-        public enum Option: Hashable, Sendable {
-            /// Inserting a model whose value for this property is already stored updates the stored
-            /// row instead of adding one.
-            case unique
-            /// For `Data`: an on-disk store keeps values of 16 KiB or more in files beside it
-            /// (`<store file>_external/`), written before the save commits and removed once a
-            /// committed save, batch delete or `deleteAllData()` no longer needs them; smaller
-            /// values, and stores in memory or in PostgreSQL, keep the value in the row.
-            /// Predicates and sorts on the property run in Swift.
-            case externalStorage
-            /// Accepted for SwiftData compatibility; no effect here: ModelKit has no CloudKit sync.
-            case allowsCloudEncryption
-            /// Changes to the property are tracked (the context `hasChanges`, history lists them
-            /// in `updatedAttributes`), but its value is never stored: models read from the store
-            /// hold the property's default. It needs a default value, or an optional type.
-            case ephemeral
-            /// Accepted for SwiftData compatibility; no effect here: there is no Spotlight index.
-            case spotlight
-            /// The value is stored in its encoded (JSON) form, as ModelKit stores every `Codable`
-            /// value that is not a primitive; predicates and sorts on it run in Swift.
-            case codable
-            /// A deleted model's value for this property is kept in the history, in the
-            /// delete's ``HistoryTombstone``.
-            case preserveValueOnDeletion
-            /// Made by ``transformable(by:)-(ValueTransformer.Type)``: the value is stored as the `Data`
-            /// a value transformer makes of it; predicates and sorts on it run in Swift.
-            case _transformable(ValueTransformerReference)
-        }
+/// A writable key path of a model class, whose types ``Schema/PropertyMetadata`` opens to
+/// describe a property from an `AnyKeyPath`.
+private protocol ModelKeyPath {
+    func propertyMetadata(
+        name: String, defaultValue: Any?, attribute: Schema.Attribute?, relationship: Schema.Relationship?
+    ) -> Schema.PropertyMetadata
+}
 
-        /// The options given, such as `.unique`.
-        public let options: [Option]
-        /// The name the property was stored under before it was renamed.
-        public let originalName: String?
-        /// The `hashModifier:` given; accepted for SwiftData compatibility and unused.
-        public let hashModifier: String?
-        /// The property's name; empty in the configuration `@Attribute` writes.
-        public internal(set) var name = ""
-        /// The property's declared type; `Any` in the configuration `@Attribute` writes.
-        public internal(set) var valueType: Any.Type = Any.self
-        /// Whether the property is an `Optional`.
-        public internal(set) var isOptional = false
-        /// The property's default value, as the model declares it, if any.
-        public internal(set) var defaultValue: Any?
-
-        /// The configuration `@Attribute(options…, originalName:hashModifier:)` describes.
-        public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
-            self.options = options
-            self.originalName = originalName
-            self.hashModifier = hashModifier
-        }
-
-        /// Whether inserting a model whose value is already stored updates the stored row.
-        public var isUnique: Bool { options.contains(.unique) }
-
-        public var description: String { "Attribute(\(name): \(valueType))" }
-
-        public static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.name == rhs.name && lhs.options == rhs.options && lhs.originalName == rhs.originalName
-                && lhs.valueType == rhs.valueType && lhs.isOptional == rhs.isOptional
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(name)
-            hasher.combine(options)
-        }
+extension ReferenceWritableKeyPath: ModelKeyPath where Root: PersistentModel {
+    fileprivate func propertyMetadata(
+        name: String, defaultValue: Any?, attribute: Schema.Attribute?, relationship: Schema.Relationship?
+    ) -> Schema.PropertyMetadata {
+        Schema.PropertyMetadata(
+            name: name, keyPath: self, defaultValue: defaultValue as? Value, attribute: attribute, relationship: relationship)
     }
 }

@@ -40,6 +40,12 @@ public final class Schema: @unchecked Sendable {
     /// The entities by name.
     public let entitiesByName: [String: Entity]
     private let entitiesByType: [ObjectIdentifier: Entity]
+    /// The version of the format the schema was encoded in: ``schemaEncodingVersion`` unless it
+    /// was decoded.
+    public let encodingVersion: Version
+
+    /// The version of the format ``save(to:)`` and `Codable` write.
+    public static let schemaEncodingVersion = Version(1, 0, 0)
 
     /// A schema of the given model types and, as in SwiftData, of every model type they are
     /// related to, and of their model superclasses. Listing a type twice lists it once.
@@ -56,19 +62,23 @@ public final class Schema: @unchecked Sendable {
         }
         self.entities = entities
         self.version = version
+        encodingVersion = Schema.schemaEncodingVersion
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
         Schema.resolveHierarchies(of: entities, named: entitiesByType)
         Schema.resolveRelationships(of: entities, named: entitiesByType)
     }
 
-    /// A schema of some entities of another schema, already resolved: the part of a container's
-    /// schema that one of its stores holds.
-    init(entities: [Entity], version: Version) {
+    /// A schema of some entities of another schema, already resolved (the part of a container's
+    /// schema that one of its stores holds), or of entities built by hand or decoded, which have
+    /// no model class.
+    init(entities: [Entity], version: Version, encodingVersion: Version = Schema.schemaEncodingVersion) {
         self.entities = entities
         self.version = version
+        self.encodingVersion = encodingVersion
         entitiesByName = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        entitiesByType = Dictionary(uniqueKeysWithValues: entities.map { (ObjectIdentifier($0.type), $0) })
+        entitiesByType = Dictionary(
+            entities.filter(\.hasModelClass).map { (ObjectIdentifier($0.type), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// A schema of the given model types.

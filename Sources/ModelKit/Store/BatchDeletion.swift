@@ -124,7 +124,7 @@ struct BatchDeletion {
     /// Notes rows of `entity` deleted, with the preserved values of each (by its key), if any.
     mutating func recordDeleted(_ keys: [Int64], of entity: Schema.Entity, tombstones: [SQLValue: [SQLValue]] = [:]) {
         deleted[entity.name, default: []] += keys
-        let names = entity.sql.preservedColumns.map { entity.properties[$0].name }
+        let names = entity.sql.preservedColumns.map { entity.metadata[$0].name }
         guard !names.isEmpty else { return history.delete(entity: entity.name, rowIDs: keys) }
         for key in keys {
             history.delete(entity: entity.name, rowID: key, preserved: Array(zip(names, tombstones[.integer(key)] ?? [])))

@@ -93,7 +93,7 @@ struct Migrator {
         guard !existing.isEmpty else {
             try connection.execute(table.createTable(dialect))
             try recordEntity(entity)
-            for property in entity.properties { try record(property, of: entity) }
+            for property in entity.metadata { try record(property, of: entity) }
             try createIndexes(of: entity)
             return
         }
@@ -107,14 +107,14 @@ struct Migrator {
             .first?.first == .integer(1)
         // A hierarchy's table also holds its subclasses' columns, which rows of other classes
         // leave NULL, and `_type`: adding a subclass to a model is a lightweight migration.
-        let subclassProperties = table.hierarchyProperties.dropFirst(entity.properties.count)
+        let subclassProperties = table.hierarchyProperties.dropFirst(entity.metadata.count)
         if entity.hierarchy != nil, !existing.contains(Schema.Entity.Hierarchy.typeColumn) {
             try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.typeColumnDefinition(entity.name, dialect))")
         }
         for property in subclassProperties where property.isStoredInTable && !existing.contains(property.name) {
             try connection.execute("ALTER TABLE \(table.table) ADD COLUMN \(TableSQL.columnDefinition(property, dialect))")
         }
-        for property in entity.properties {
+        for property in entity.metadata {
             let codec = property.codec!
             if !property.isStoredInTable {
                 try record(property, of: entity)
@@ -154,7 +154,7 @@ struct Migrator {
         for property in entity.ownProperties where property.isStoredInTable {
             try check(property, storedIn: property.name, against: recorded[property.name], of: entity)
         }
-        for property in entity.properties { try record(property, of: entity) }
+        for property in entity.metadata { try record(property, of: entity) }
         try forgetRemovedProperties(of: entity)
         try createIndexes(of: entity)
     }
@@ -166,7 +166,7 @@ struct Migrator {
 
     /// Properties the model no longer has: their columns stay, their records go.
     private func forgetRemovedProperties(of entity: Schema.Entity) throws {
-        let current = entity.properties.map { SQLValue.text($0.name) }
+        let current = entity.metadata.map { SQLValue.text($0.name) }
         try connection.statement(
             "DELETE FROM \(Self.metadataTable) WHERE entity = ? AND property <> '' AND property NOT IN (\(SQL.placeholders(current.count)))"
         ).run([.text(entity.name)] + current)
@@ -184,7 +184,7 @@ struct Migrator {
         guard Set(stored.keys) == Set(schema.entities.map(\.name)) else { return false }
         return schema.entities.allSatisfy { entity in
             let properties = stored[entity.name] ?? [:]
-            return properties.count == entity.properties.count && entity.properties.allSatisfy { property in
+            return properties.count == entity.metadata.count && entity.metadata.allSatisfy { property in
                 guard let recorded = properties[property.name], let codec = property.codec else { return false }
                 return recorded == codec.storageKind || Self.unqualified(recorded) == Self.unqualified(codec.storedTypeName)
             }
@@ -279,7 +279,7 @@ struct Migrator {
     private func createIndexes(of entity: Schema.Entity) throws {
         for relationship in entity.orderedRelationships {
             if case .foreignKey = relationship.storage {
-                try connection.execute(entity.sql.createIndex(on: [entity.properties[relationship.column]], unique: false, dialect))
+                try connection.execute(entity.sql.createIndex(on: [entity.metadata[relationship.column]], unique: false, dialect))
             }
             guard case .joinTable(let name, "owner", _) = relationship.storage else { continue }
             let key = dialect.keyType
@@ -316,7 +316,7 @@ struct Migrator {
             wanted.formUnion(entity.indexes.map { table.indexName(on: $0, unique: false, dialect) })
             for relationship in entity.orderedRelationships {
                 if case .foreignKey = relationship.storage {
-                    wanted.insert(table.indexName(on: [entity.properties[relationship.column]], unique: false, dialect))
+                    wanted.insert(table.indexName(on: [entity.metadata[relationship.column]], unique: false, dialect))
                 }
             }
         }

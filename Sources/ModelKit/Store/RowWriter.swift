@@ -211,7 +211,7 @@ struct RowWriter {
         if history != nil {
             var preserved: [(name: String, value: SQLValue)] = []
             if let select = RelationshipSQL.preservedValues(of: entity, count: 1), let row = try connection.statement(select).rows([rowID]).first {
-                preserved = zip(entity.sql.preservedColumns, row.dropFirst()).map { (entity.properties[$0].name, $1) }
+                preserved = zip(entity.sql.preservedColumns, row.dropFirst()).map { (entity.metadata[$0].name, $1) }
             }
             history?.delete(entity: entity.name, rowID: key, preserved: preserved)
         }
@@ -272,7 +272,7 @@ struct RowWriter {
     private mutating func storedValue(_ value: SQLValue, at column: Int, in entity: Schema.Entity) throws -> SQLValue {
         if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
             throw ModelKitError.valueNotStorable(
-                entity: entity.name, property: entity.properties[column].name, reason: "PostgreSQL text cannot hold a NUL character")
+                entity: entity.name, property: entity.metadata[column].name, reason: "PostgreSQL text cannot hold a NUL character")
         }
         if case .blob(let data) = value, data.count >= ExternalFiles.threshold, let externalFiles,
             entity.externalColumns.contains(column)

@@ -27,7 +27,7 @@ import Testing
         let book = entity("Book")
         for dialect in [SQLDialect.sqlite, .postgres] {
             #expect(
-                book.sql.createIndex(on: [book.properties[1]], unique: false, dialect)
+                book.sql.createIndex(on: [book.metadata[1]], unique: false, dialect)
                     == #"CREATE INDEX IF NOT EXISTS "Book_shelf_index" ON "Book" ("shelf")"#)
         }
     }
