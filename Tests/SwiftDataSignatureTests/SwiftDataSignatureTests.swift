@@ -16,6 +16,14 @@ import Testing
     init(name: String) { self.name = name }
 }
 
+@Model final class SigPlace {
+    #Index<SigPlace>(.binary([\.name]), .rtree([\.latitude, \.longitude]))
+    var name = ""
+    var latitude = 0.0
+    var longitude = 0.0
+    init() {}
+}
+
 @Model final class SigChild {
     var parent: Sig?
     init() {}
@@ -201,6 +209,63 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
     let _: any Codable = Schema.Relationship.DeleteRule.cascade
     let _: Schema.Relationship.Option = .unique
 
+    // Schema, entities and properties as Apple's classes (iOS 17/18)
+    _ = Schema()
+    let handBuilt = Schema(Schema.Entity("Hand"), version: Schema.Version(1, 0, 0))
+    let _: Schema.Version = Schema.schemaEncodingVersion
+    let _: Schema.Version = handBuilt.encodingVersion
+    let _: (URL) throws -> Void = schema.save(to:)
+    let _: (URL) throws -> Schema = Schema.load(from:)
+    let _: any Codable & Hashable = schema
+    let _: [any SchemaProperty] = entity.properties
+    let _: [any SchemaProperty] = entity.inheritedProperties
+    let _: [String: any SchemaProperty] = entity.inheritedPropertiesByName
+    let _: [any SchemaProperty] = entity.storedProperties
+    let _: [String: any SchemaProperty] = entity.storedPropertiesByName
+    let _: any Codable = entity
+    let described = Schema.Attribute(
+        name: "title", originalName: nil, options: [], valueType: String.self, defaultValue: nil, hashModifier: nil)
+    described.defaultValue = ""
+    described.hashModifier = nil
+    described.isOptional = false
+    described.originalName = "heading"
+    described.name = "title"
+    _ = Schema.Entity("Hand", properties: described)
+    _ = Schema.Entity("Hand", subentities: Schema.Entity("Sub"), properties: described, relationship)
+    let property: any SchemaProperty = described
+    let _: [Bool] = [property.isAttribute, property.isOptional, property.isRelationship, property.isTransient, property.isUnique]
+    let _: (String, String, Any.Type) = (property.name, property.originalName, property.valueType)
+    let _: any Codable & Hashable & CustomDebugStringConvertible & Sendable = described
+    let composite = Schema.CompositeAttribute(
+        name: "place", originalName: nil, options: [], valueType: String.self, defaultValue: nil, hashModifier: nil)
+    let _: [Schema.Attribute] = composite.properties
+    let _: Schema.Attribute = composite
+    let _: AnyKeyPath? = relationship.keypath
+    let _: String = relationship.originalName
+    let _: Bool = relationship.isOptional
+    let _: Any.Type = relationship.valueType
+    relationship.destination = "SigChild"
+    relationship.inverseName = nil
+    relationship.deleteRule = .nullify
+    let _: any SchemaProperty & Codable & CustomDebugStringConvertible & Sendable = relationship
+    let _: any Codable & Hashable & CustomDebugStringConvertible = Schema.Attribute.Option.unique
+    let _: any Codable & Hashable & CustomDebugStringConvertible = Schema.Relationship.Option.unique
+    _ = Schema.PropertyMetadata(name: "name", keypath: \Sig.name, defaultValue: nil, metadata: described)
+    let index = Schema.Index<Sig>(.binary([\Sig.name]), .rtree([\Sig.count]))
+    _ = Schema.Index<Sig>([\Sig.name], [\Sig.count])
+    let _: [Schema.Index<Sig>.Types<Sig>] = index.indices
+    let _: Schema.Index<Sig>.CodingKeys = .indices
+    let _: any SchemaProperty & Codable & CustomDebugStringConvertible = index
+    let unique = Schema.Unique<Sig>([\Sig.name, \Sig.count])
+    let _: [[PartialKeyPath<Sig>]] = unique.constraints
+    let _: Schema.Unique<Sig>.CodingKeys = .constraints
+    let _: any SchemaProperty & Codable & CustomDebugStringConvertible = unique
+    func relationshipCollection<C: RelationshipCollection>(_: C.Type) -> C.PersistentElement.Type { C.PersistentElement.self }
+    let _: SigChild.Type = relationshipCollection([SigChild].self)
+    func propertyUpdates<U: HistoryUpdate>(of update: U) -> [U.PropertyUpdate] { update.updatedAttributes }
+    _ = propertyUpdates(of:) as (DefaultHistoryUpdate<Sig>) -> [DefaultHistoryUpdate<Sig>.PropertyUpdate]
+    _ = Schema([SigPlace.self])
+
     // MARK: Migration
     let _: [MigrationStage] = [
         .lightweight(fromVersion: SigV1.self, toVersion: SigV1.self),
@@ -237,8 +302,16 @@ func swiftDataSignatures(_ context: ModelContext, _ container: ModelContainer) t
             case .insert(let insert): let _: PersistentIdentifier = insert.changedPersistentIdentifier
             case .update(let update):
                 let _: PersistentIdentifier = update.changedPersistentIdentifier
-                if let update = update as? DefaultHistoryUpdate<Sig> { let _: Bool = update.containsAttribute(\Sig.name) }
-            case .delete(let delete): let _: PersistentIdentifier = delete.changedPersistentIdentifier
+                if let update = update as? DefaultHistoryUpdate<Sig> {
+                    let _: Bool = update.containsAttribute(\Sig.name)
+                    let _: [DefaultHistoryUpdate<Sig>.PropertyUpdate] = update.updatedAttributes
+                }
+            case .delete(let delete):
+                let _: PersistentIdentifier = delete.changedPersistentIdentifier
+                if let delete = delete as? DefaultHistoryDelete<Sig> {
+                    var iterator: HistoryTombstone<Sig>.Iterator = delete.tombstone.makeIterator()
+                    let _: Any? = iterator.next()
+                }
             @unknown default: break
             }
         }
