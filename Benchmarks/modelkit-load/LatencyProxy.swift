@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 
 /// A TCP proxy on 127.0.0.1 that delays every chunk it forwards, each way, as a database one
 /// network hop away would: two threads a connection, each reading a chunk, waiting until
-/// `delay` after it arrived, and writing it on.
+/// `delay` after it arrived, and writing it on. It counts the chunks clients send: each is a
+/// round trip the client waits for, unless it sends again before the answer comes.
 final class LatencyProxy: @unchecked Sendable {
     // Sendable: fields are set once in init; the threads share nothing else.
     private let listener: Int32
@@ -13,6 +15,8 @@ final class LatencyProxy: @unchecked Sendable {
     private let delay: Duration
     /// The port it listens on.
     let port: UInt16
+    /// The chunks clients have sent so far.
+    let clientSends = Atomic<Int>(0)
 
     init(targetHost: String, targetPort: UInt16, delay: Duration) throws {
         var target = sockaddr_in()
@@ -61,12 +65,12 @@ final class LatencyProxy: @unchecked Sendable {
                 setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             }
             let pair = SocketPair(client, server)
-            Thread.detachNewThread { self.forward(from: client, to: server, pair) }
-            Thread.detachNewThread { self.forward(from: server, to: client, pair) }
+            Thread.detachNewThread { self.forward(from: client, to: server, pair, counting: true) }
+            Thread.detachNewThread { self.forward(from: server, to: client, pair, counting: false) }
         }
     }
 
-    private func forward(from source: Int32, to destination: Int32, _ pair: SocketPair) {
+    private func forward(from source: Int32, to destination: Int32, _ pair: SocketPair, counting: Bool) {
         defer { pair.finishOneWay() }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let clock = ContinuousClock()
@@ -75,6 +79,7 @@ final class LatencyProxy: @unchecked Sendable {
             let count = read(source, &buffer, buffer.count)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
+            if counting { clientSends.add(1, ordering: .relaxed) }
             let due = clock.now + delay
             while clock.now < due {
                 let left = clock.now.duration(to: due).components

@@ -8,7 +8,8 @@
 // schema of its own, seeded with `rows` rows. A run starts `processes` copies of this program
 // (instances sharing nothing but the database), each serving `concurrency` requests at once for
 // `seconds`; the sides alternate for `runs` runs, and the table shows medians and ranges. With
-// `--latency-ms`, every connection goes through a proxy that delays each chunk that long, each way.
+// `--latency-ms`, every connection goes through a proxy that delays each chunk that long, each way,
+// and the table adds the chunks clients sent per request: the round trips a request waited for.
 
 import Foundation
 import ModelKit
@@ -179,22 +180,35 @@ func main() async throws {
     defer { for schema in schemas.values { dropSchema(schema, at: server) } }
 
     var results: [String: [Double]] = [:]
+    var sends: [String: [Double]] = [:]
     for run in 0..<options.runs {
         for side in sides {
-            results[side, default: []].append(try runSide(side, schema: schemas[side]!, run: run, options: options, server: target))
+            #if canImport(Glibc)
+            let before = proxy?.clientSends.load(ordering: .relaxed) ?? 0
+            #endif
+            let served = try runSide(side, schema: schemas[side]!, run: run, options: options, server: target)
+            results[side, default: []].append(served)
+            #if canImport(Glibc)
+            if let proxy {
+                sends[side, default: []].append(Double(proxy.clientSends.load(ordering: .relaxed) - before) / (served * options.seconds))
+            }
+            #endif
         }
     }
     print(
         "workload \(options.workload.rawValue), \(options.processes) process(es) x \(options.concurrency) concurrent requests, "
             + "\(options.latency) ms each way, \(options.runs) runs of \(options.seconds) s")
     let libpq = median(results["libpq"]!)
-    print("side".padding(toLength: 10, withPad: " ", startingAt: 0) + "  req/s (median)  range            / libpq")
+    print(
+        "side".padding(toLength: 10, withPad: " ", startingAt: 0) + "  req/s (median)  range            / libpq"
+            + (sends.isEmpty ? "" : "  client sends/request"))
     for side in sides {
         let runs = results[side]!
         let range = "\(Int(runs.min()!.rounded()))-\(Int(runs.max()!.rounded()))"
+        let sent: String = sends[side].map { "   " + String(format: "%.2f", median($0)) } ?? ""
         print(
             side.padding(toLength: 10, withPad: " ", startingAt: 0) + "  " + String(Int(median(runs).rounded())).padding(toLength: 15, withPad: " ", startingAt: 0)
-                + "  " + range.padding(toLength: 15, withPad: " ", startingAt: 0) + "  " + String(format: "%.2f", median(runs) / libpq))
+                + "  " + range.padding(toLength: 15, withPad: " ", startingAt: 0) + "  " + String(format: "%.2f", median(runs) / libpq) + sent)
     }
 }
 

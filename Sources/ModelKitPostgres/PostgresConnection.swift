@@ -14,6 +14,10 @@ final class PostgresConnection: DatabaseConnection {
     var changes = 0
     /// Announcements of the transaction under way, sent when it commits.
     private var announcements: [String] = []
+    /// The statements that start the transaction under way, held back by ``begin(_:)`` and sent
+    /// with its first statement: in the same query string, or in one pipeline with a prepared
+    /// statement. A transaction then costs no round trip of its own. Empty once sent.
+    private var heldBegin: [String] = []
 
     /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
     /// store's PostgreSQL schema, created if missing).
@@ -68,7 +72,18 @@ final class PostgresConnection: DatabaseConnection {
         try run(sql)
     }
 
+    func begin(_ sql: String) throws {
+        heldBegin = sql.components(separatedBy: "; ")
+    }
+
+    /// The held statements that start the transaction, to send now ahead of the next statement.
+    func takeHeldBegin() -> [String] {
+        defer { heldBegin = [] }
+        return heldBegin
+    }
+
     var isInTransaction: Bool {
+        guard heldBegin.isEmpty else { return true }
         let status = PQtransactionStatus(connection)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
@@ -89,7 +104,7 @@ final class PostgresConnection: DatabaseConnection {
     func commit() throws {
         let announced = announcements
         announcements = []
-        _ = try send([], then: ["COMMIT"] + announced)
+        _ = try send(opening: takeHeldBegin(), nil, then: ["COMMIT"] + announced)
     }
 
     /// Runs `sql` with its values written in as literals, then `COMMIT` and the announcements,
@@ -97,14 +112,15 @@ final class PostgresConnection: DatabaseConnection {
     func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]? {
         let announced = announcements
         announcements = []
-        return try send([try inlined(sql, values)], then: ["COMMIT"] + announced)
+        return try send(opening: takeHeldBegin(), try inlined(sql, values), then: ["COMMIT"] + announced)
     }
 
-    /// Sends `statements`, then `COMMIT` and what follows it, as one query string; returns the
-    /// first row of the first statement. An error before the `COMMIT` ran (the transaction is
+    /// Sends `opening` and `last`, then `COMMIT` and what follows it, as one query string;
+    /// returns the first row of `last`. An error before the `COMMIT` ran (the transaction is
     /// then rolled back) or from the `COMMIT` throws; after it, the data is saved, and a failed
     /// announcement is dropped.
-    private func send(_ statements: [String], then commitAndAfter: [String]) throws -> [SQLValue]? {
+    private func send(opening: [String], _ last: String?, then commitAndAfter: [String]) throws -> [SQLValue]? {
+        let statements = opening + (last.map { [$0] } ?? [])
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
         }
@@ -127,7 +143,7 @@ final class PostgresConnection: DatabaseConnection {
                 failure = error(from: result, sql: index < statements.count ? statements[index] : "COMMIT")
                 continue
             }
-            if index == 0, !statements.isEmpty, PQntuples(result) > 0 {
+            if last != nil, index == statements.count - 1, PQntuples(result) > 0 {
                 firstRow = (0..<PQnfields(result)).map { column in
                     PQgetisnull(result, 0, column) == 1
                         ? .null : PostgresValue.decode(String(cString: PQgetvalue(result, 0, column)), type: PQftype(result, column))
@@ -158,6 +174,8 @@ final class PostgresConnection: DatabaseConnection {
 
     func rollback() throws {
         announcements = []
+        // A transaction whose start was never sent has nothing to roll back.
+        guard takeHeldBegin().isEmpty else { return }
         try run("ROLLBACK")
     }
 
@@ -173,8 +191,10 @@ final class PostgresConnection: DatabaseConnection {
 
     // MARK: Running
 
-    /// Runs `sql` (one or more statements, no parameters).
+    /// Runs `sql` (one or more statements, no parameters), after the held start of the
+    /// transaction, in the same round trip.
     private func run(_ sql: String) throws {
+        let sql = (takeHeldBegin() + [sql]).joined(separator: "; ")
         try withResult(sql: sql, { PQexec($0, sql) }) { result in
             changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         }
@@ -212,6 +232,54 @@ final class PostgresConnection: DatabaseConnection {
             defer { PQclear(result) }
             throw error(from: result, sql: sql)
         }
+    }
+
+    /// Sends `opening` (statements without parameters) and the statement `send` queues (named
+    /// `sql` in errors) in one pipeline, one round trip, and returns that statement's result,
+    /// which the caller clears. The first statement that fails is reported, naming it; those
+    /// after it do not run, and a transaction it was in must be rolled back.
+    func pipelined(_ opening: [String], sql: String, _ send: (OpaquePointer) -> Int32) throws -> OpaquePointer {
+        try ensureConnected()
+        guard PQenterPipelineMode(connection) == 1 else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        }
+        defer { PQexitPipelineMode(connection) }
+        for statement in opening where PQsendQueryParams(connection, statement, 0, nil, nil, nil, nil, 0) != 1 {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: statement)
+        }
+        guard send(connection) == 1, PQpipelineSync(connection) == 1 else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        }
+        let texts = opening + [sql]
+        var failure: PostgresError?
+        var kept: OpaquePointer?
+        for (index, text) in texts.enumerated() {
+            // Each statement's results end with a null one.
+            while let result = PQgetResult(connection) {
+                let status = PQresultStatus(result)
+                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_PIPELINE_ABORTED {
+                    if index == texts.count - 1, status != PGRES_PIPELINE_ABORTED, kept == nil {
+                        kept = result
+                        continue
+                    }
+                } else if failure == nil {
+                    failure = error(from: result, sql: text)
+                }
+                PQclear(result)
+            }
+        }
+        let synced = PQgetResult(connection)
+        let isSync = synced.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
+        if let synced { PQclear(synced) }
+        if let failure {
+            if let kept { PQclear(kept) }
+            throw failure
+        }
+        guard isSync, let kept else {
+            if let kept { PQclear(kept) }
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        }
+        return kept
     }
 
     private var lostOrFailed: PostgresError.Kind {

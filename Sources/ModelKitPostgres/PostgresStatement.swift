@@ -75,8 +75,15 @@ final class PostgresStatement: DatabaseStatement {
             let value = index < values.count ? values[index] : .null
             rendered.append(try PostgresValue.parameter(value, type: types[index], sql: sql))
         }
+        // The first statement of a transaction carries its start: one round trip for both.
+        let opening = connection.takeHeldBegin()
         let kept = try PostgresValue.withParameters(rendered) { pointers, lengths, formats in
-            try connection.keptResult(sql: sql) { handle in
+            guard opening.isEmpty else {
+                return try connection.pipelined(opening, sql: sql) { handle in
+                    PQsendQueryPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
+                }
+            }
+            return try connection.keptResult(sql: sql) { handle in
                 PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
             }
         }

@@ -106,7 +106,9 @@ final class Connection {
                 throw error
             }
         }
-        try execute(begin ?? dialect.beginTransaction)
+        let begin = begin ?? dialect.beginTransaction
+        trace?(begin)
+        try backend.begin(begin)
         do {
             let (result, last) = try body()
             guard let last else {

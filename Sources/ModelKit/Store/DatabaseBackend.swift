@@ -30,6 +30,9 @@ package protocol DatabaseConnection: AnyObject {
     func prepare(_ sql: String, parameterCount: Int) throws -> any DatabaseStatement
     /// Runs statements without parameters.
     func execute(_ sql: String) throws
+    /// Starts a transaction with `sql` (``SQLDialect/beginTransaction`` or the like). A backend
+    /// may hold it back and send it with the transaction's first statement, saving a round trip.
+    func begin(_ sql: String) throws
     /// The rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
     var changes: Int { get }
     /// Whether a transaction is under way.
@@ -61,6 +64,7 @@ extension DatabaseConnection {
     package var lastInsertedRowID: Int64? { nil }
     package var changeCounter: UInt32? { nil }
     package func externalCommitCount() throws -> Int64? { nil }
+    package func begin(_ sql: String) throws { try execute(sql) }
     package func commit() throws { try execute("COMMIT") }
     package func rollback() throws { try execute("ROLLBACK") }
 
