@@ -19,7 +19,7 @@ extension Store {
     ) throws -> (result: R, token: Int64?) {
         var writtenFiles: [String] = []
         do {
-            return try write(trace: trace, on: reader) { connection in
+            return try writeInTurn(trace: trace, on: reader) { connection, turn in
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.beginRecordingHistory : nil
@@ -35,7 +35,7 @@ extension Store {
                 var token = appended
                 if case .integer(let returned)? = lastRow?.first { token = returned }
                 externalFiles?.remove(writer.replacedFiles)
-                if let token { access.noteCommittedTransaction(token) }
+                if let token { access.noteCommittedTransaction(token, in: &turn) }
                 if !change.isEmpty { access.publish(change, from: inbox) }
                 return (result, token)
             }

@@ -59,17 +59,18 @@ final class Store: @unchecked Sendable {
             let recordsHistory = configuration.recordsHistory
             let allowsSave = allowsSave
             let identifier: String
-            (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
+            (identifier, self.recordsHistory) = try access.write(trace: nil) { turn in
+                let writer = turn.writer
                 let (identifier, hasHistory) = try Self.prepare(
                     url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
                     recordsHistory: recordsHistory, allowsSave: allowsSave
                 ) {
                     try ConnectionConfiguration.standard.prepareStore(through: writer, isInMemory: isInMemory)
                 }
-                if hasHistory { try access.followHistory(through: writer) }
+                if hasHistory { try access.followHistory(in: &turn) }
                 // Switching a new file to WAL moves the writer's data version: take that in now, so
                 // that the first save does not look like another process's commit.
-                try access.publishExternalCommits()
+                try access.publishExternalCommits(&turn)
                 return (identifier, hasHistory)
             }
             identity = StoreIdentity(identifier)
@@ -95,9 +96,9 @@ final class Store: @unchecked Sendable {
         self.access = access
         let url = url
         let identifier: String
-        (identifier, self.recordsHistory) = try access.write(trace: nil) { writer in
+        (identifier, self.recordsHistory) = try access.write(trace: nil) { turn in
             try Self.prepare(
-                url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
+                url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: turn.writer,
                 recordsHistory: recordsHistory, allowsSave: allowsSave)
         }
         identity = StoreIdentity(identifier)
@@ -133,8 +134,23 @@ final class Store: @unchecked Sendable {
     /// Runs `body` with the connection that writes: the pinned connection of a migration stage,
     /// else `reader`'s where ``savesOnContextConnections``, else the writer, in its turn.
     func write<R>(trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection) throws -> R) throws -> R {
-        if let connection = pinnedConnection ?? reader?.connection { return try body(connection) }
-        return try access.write(trace: trace, body)
+        try writeInTurn(trace: trace, on: reader) { connection, _ in try body(connection) }
+    }
+
+    /// ``write(trace:on:_:)``, with the writer's turn when `body` runs in it (nil on another
+    /// connection), for what a commit notes there.
+    func writeInTurn<R>(
+        trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection, inout StoreAccess.WriterTurn?) throws -> R
+    ) throws -> R {
+        if let connection = pinnedConnection ?? reader?.connection {
+            var outside: StoreAccess.WriterTurn?
+            return try body(connection, &outside)
+        }
+        return try access.write(trace: trace) { turn in
+            var inTurn: StoreAccess.WriterTurn? = turn
+            defer { if let inTurn { turn = inTurn } }
+            return try body(turn.writer, &inTurn)
+        }
     }
 
     /// Whether a context saves through its own connection, the one it reads through: where the

@@ -28,24 +28,27 @@ final class StoreAccess: @unchecked Sendable {
     let noticesOtherProcesses: Bool
     /// Identifies this process's access in the announcements other instances hear.
     let instance = UUID().uuidString
-    /// Delivers other instances' announcements, for a driver's database.
-    private let listener = Mutex<(any DriverListener)?>(nil)
-    /// The channel announcements go to: set with ``listen(on:)``.
-    private(set) var channel: String?
+    /// Delivers other instances' announcements on the channel they go to, for a driver's
+    /// database: set with ``listen(on:)``.
+    private let listening = Mutex<(listener: any DriverListener, channel: String)?>(nil)
     /// Bumped by every commit a context of the process makes, and by every commit of another
     /// process noticed. A context that has merged up to the current generation is fresh.
     let generation = Atomic<UInt64>(0)
 
-    private let lock = WriterLock()
-    /// On SQLite, the only connection of the process that writes. Guarded by `lock`.
-    private let writer: Connection
-    /// The writer's last `data_version`. Guarded by `lock`.
-    private var writerDataVersion: Int64?
-    /// Whether commits by other processes can be read from the store's history. Guarded by `lock`.
-    private var recordsHistory = false
-    /// The newest history token whose changes the process's contexts know of: commits by other
-    /// processes after it are read from the history. Guarded by `lock`.
-    private var knownHistoryToken: Int64 = 0
+    /// The writer and what it knows, reachable in its turn only.
+    private let turns: WriterLock<WriterTurn>
+
+    /// What the writer's turn holds: on SQLite, the only connection of the process that writes,
+    /// and what it knows of other processes' commits.
+    struct WriterTurn {
+        let writer: Connection
+        /// The writer's last `data_version`.
+        fileprivate var dataVersion: Int64?
+        /// The newest history token whose changes the process's contexts know of, once the
+        /// store's history is followed (``followHistory(in:)``): commits by other processes after
+        /// it are read from the history. Nil while it is not.
+        fileprivate var knownHistoryToken: Int64?
+    }
     /// How many watches want other processes' commits noticed without waiting for a read, and
     /// the timer that checks while there are any.
     private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
@@ -79,9 +82,10 @@ final class StoreAccess: @unchecked Sendable {
         self.path = path
         self.isInMemory = isInMemory
         self.driver = driver
-        writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
-        writerDataVersion = try writer.externalCommitCount()
-        noticesOtherProcesses = !isInMemory && writerDataVersion != nil
+        let writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
+        let dataVersion = try writer.externalCommitCount()
+        turns = WriterLock(WriterTurn(writer: writer, dataVersion: dataVersion))
+        noticesOtherProcesses = !isInMemory && dataVersion != nil
     }
 
     deinit {
@@ -100,66 +104,57 @@ final class StoreAccess: @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Runs `body` with the writer connection once it is this caller's turn. On SQLite, commits
-    /// by other processes since the last write are published first, so contexts learn of them.
+    /// Runs `body` in the writer's turn, once it is this caller's. On SQLite, commits by other
+    /// processes since the last write are published first, so contexts learn of them.
     /// - Parameter trace: receives each statement `body` runs, for the context's statement trace.
-    func write<R>(trace: ((String) -> Void)?, _ body: (Connection) throws -> R) throws -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        writer.trace = trace
-        defer { writer.trace = nil }
-        try publishExternalCommits()
-        return try body(writer)
+    func write<R>(trace: ((String) -> Void)?, _ body: (inout WriterTurn) throws -> R) throws -> R {
+        try turns.withTurn { turn in
+            turn.writer.trace = trace
+            defer { turn.writer.trace = nil }
+            try publishExternalCommits(&turn)
+            return try body(&turn)
+        }
     }
 
     /// Checks for commits by other processes, unless the writer is busy (then the write in
     /// progress checks). Returns whether it checked.
     func noticeExternalCommits() -> Bool {
         guard noticesOtherProcesses else { return true }
-        guard lock.tryLock() else { return false }
-        defer { lock.unlock() }
-        do {
-            try publishExternalCommits()
-            return true
-        } catch {
-            return false
-        }
+        return turns.withTurnIfFree { turn in (try? publishExternalCommits(&turn)) != nil } ?? false
     }
 
     /// Publishes what other processes committed if the writer's data version moved: the rows
-    /// their history records, or, when it cannot say, a change of unknown rows. Call with the
-    /// writer, in its turn.
-    func publishExternalCommits() throws {
+    /// their history records, or, when it cannot say, a change of unknown rows.
+    func publishExternalCommits(_ turn: inout WriterTurn) throws {
         guard noticesOtherProcesses else { return }
-        let version = try writer.externalCommitCount()
-        guard version != writerDataVersion else { return }
-        writerDataVersion = version
-        if recordsHistory, let (change, newest) = try HistoryTable.changes(after: knownHistoryToken, in: writer) {
-            knownHistoryToken = newest
+        let version = try turn.writer.externalCommitCount()
+        guard version != turn.dataVersion else { return }
+        turn.dataVersion = version
+        if let known = turn.knownHistoryToken, let (change, newest) = try HistoryTable.changes(after: known, in: turn.writer) {
+            turn.knownHistoryToken = newest
             if !change.isEmpty { publish(change, from: nil) }
         } else {
-            if recordsHistory { knownHistoryToken = try HistoryTable.newestToken(in: writer) }
+            if turn.knownHistoryToken != nil { turn.knownHistoryToken = try HistoryTable.newestToken(in: turn.writer) }
             publish(.external, from: nil)
         }
     }
 
     // MARK: History
 
-    /// Starts following the store's history, from its newest transaction. Call with the writer,
-    /// in its turn, once the history table exists.
-    func followHistory(through writer: Connection) throws {
-        recordsHistory = true
-        knownHistoryToken = try HistoryTable.newestToken(in: writer)
+    /// Starts following the store's history, from its newest transaction, once the history
+    /// table exists.
+    func followHistory(in turn: inout WriterTurn) throws {
+        turn.knownHistoryToken = try HistoryTable.newestToken(in: turn.writer)
     }
 
-    /// Notes a transaction the process just committed through the writer, so that other
-    /// processes' commits are read from after it. If another process committed just before it,
-    /// the known token stays, and both are read on the next check. Call with the writer, in its
-    /// turn.
-    func noteCommittedTransaction(_ token: Int64) {
+    /// Notes a transaction the process just committed, so that its history reads can wait for
+    /// it to settle and, when it committed in the writer's `turn`, other processes' commits are
+    /// read from after it. If another process committed just before it, the known token stays,
+    /// and both are read on the next check.
+    func noteCommittedTransaction(_ token: Int64, in turn: inout WriterTurn?) {
         newestCommittedToken.max(token, ordering: .relaxed)
-        guard noticesOtherProcesses else { return }
-        if token == knownHistoryToken + 1 { knownHistoryToken = token }
+        guard noticesOtherProcesses, let known = turn?.knownHistoryToken, token == known + 1 else { return }
+        turn?.knownHistoryToken = token
     }
 
     /// The newest history token of a transaction the process committed, so that its history
@@ -220,21 +215,21 @@ final class StoreAccess: @unchecked Sendable {
     /// identifier is known.
     func listen(on channel: String) throws {
         guard let driver else { return }
-        try listener.withLock { listener in
-            guard listener == nil else { return }
-            self.channel = channel
+        try listening.withLock { listening in
+            guard listening == nil else { return }
             let instance = instance
-            listener = try driver.listen(on: channel) { [weak self] payload in
+            let listener = try driver.listen(on: channel) { [weak self] payload in
                 guard let self, let change = StoreChange(announcement: payload, ignoring: instance) else { return }
                 publish(change, from: nil)
             }
+            listening = (listener, channel)
         }
     }
 
     /// Announces `change` to other instances when the transaction under way on `connection`
     /// commits. Only drivers' databases announce.
     func announce(_ change: StoreChange, through connection: Connection) throws {
-        guard let channel, !change.isEmpty else { return }
+        guard !change.isEmpty, let channel = listening.withLock({ $0?.channel }) else { return }
         try connection.notify(channel, payload: change.announcement(from: instance))
     }
 
