@@ -10,6 +10,9 @@
 // `seconds`; the sides alternate for `runs` runs, and the table shows medians and ranges. With
 // `--latency-ms`, every connection goes through a proxy that delays each chunk that long, each way,
 // and the table adds the chunks clients sent per request: the round trips a request waited for.
+// The client CPU a request is the instances' user and system time (connecting included) over
+// the requests they served; with the server on this machine, the server CPU a request is the
+// time its processes used over the run, divided likewise.
 
 import Foundation
 import ModelKit
@@ -90,7 +93,8 @@ func container(_ server: URL, schema: String) throws -> ModelContainer {
     try ModelContainer(for: Schema([LoadItem.self]), configurations: [PostgresConfiguration(url: url(server, schema: schema))])
 }
 
-/// A child: one instance running one side until its time is up; prints the requests it served.
+/// A child: one instance running one side until its time is up; prints the requests it served
+/// and the CPU time it used (user and system, connecting included).
 func runChild(_ options: Options, server: URL) async throws {
     guard let child = options.child else { return }
     let end = child.start.addingTimeInterval(options.seconds)
@@ -106,11 +110,46 @@ func runChild(_ options: Options, server: URL) async throws {
             container, mode: mode, workload: options.workload, rows: options.rows, concurrency: options.concurrency, process: child.process,
             run: child.run, from: child.start, until: end)
     }
-    print(served)
+    print(served, processCPUSeconds())
 }
 
-/// One run of one side: `processes` children at once; returns requests a second.
-func runSide(_ side: String, schema: String, run: Int, options: Options, server: URL) throws -> Double {
+/// The CPU time every process named `postgres` on this machine has used, user and system, with
+/// that of those that exited: the server's, when it runs here. Nil elsewhere.
+func localServerCPUSeconds() -> Double? {
+    #if os(Linux)
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+    var ticks = 0
+    for entry in entries where entry.allSatisfy(\.isNumber) {
+        guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"), stat[..<close].hasSuffix("(postgres")
+        else { continue }
+        // After the command: state is field 3; utime, stime, cutime and cstime are fields 14
+        // to 17. The last two hold the backends that exited (the postmaster reaps them).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 14 else { continue }
+        ticks += fields[11...14].reduce(0) { $0 + (Int($1) ?? 0) }
+    }
+    return ticks == 0 ? nil : Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    #else
+    return nil
+    #endif
+}
+
+/// The CPU time the process has used, user and system.
+func processCPUSeconds() -> Double {
+    #if canImport(Glibc)
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    #else
+    return 0
+    #endif
+}
+
+/// One run of one side: `processes` children at once; returns requests a second and the
+/// children's CPU time a request.
+func runSide(_ side: String, schema: String, run: Int, options: Options, server: URL) throws -> (perSecond: Double, cpuPerRequest: Double) {
     let start = Date().addingTimeInterval(1.5)  // time for every child to start and connect
     let children = try (0..<options.processes).map { process in
         let child = Process()
@@ -126,15 +165,18 @@ func runSide(_ side: String, schema: String, run: Int, options: Options, server:
         return (child, output)
     }
     var served = 0
+    var cpu = 0.0
     for (child, output) in children {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
-        guard child.terminationStatus == 0, let count = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        let fields = text.split(whereSeparator: \.isWhitespace)
+        guard child.terminationStatus == 0, fields.count == 2, let count = Int(fields[0]), let seconds = Double(fields[1]) else {
             throw LoadError("a \(side) instance failed (status \(child.terminationStatus))")
         }
         served += count
+        cpu += seconds
     }
-    return Double(served) / options.seconds
+    return (Double(served) / options.seconds, cpu / Double(max(served, 1)))
 }
 
 func seed(_ server: URL, schema: String, rows: Int) throws {
@@ -180,14 +222,21 @@ func main() async throws {
     defer { for schema in schemas.values { dropSchema(schema, at: server) } }
 
     var results: [String: [Double]] = [:]
+    var cpu: [String: [Double]] = [:]
+    var serverCPU: [String: [Double]] = [:]
     var sends: [String: [Double]] = [:]
     for run in 0..<options.runs {
         for side in sides {
             #if canImport(Glibc)
             let before = proxy?.clientSends.load(ordering: .relaxed) ?? 0
             #endif
-            let served = try runSide(side, schema: schemas[side]!, run: run, options: options, server: target)
+            let serverBefore = localServerCPUSeconds()
+            let (served, cpuPerRequest) = try runSide(side, schema: schemas[side]!, run: run, options: options, server: target)
             results[side, default: []].append(served)
+            cpu[side, default: []].append(cpuPerRequest)
+            if let serverBefore, let serverAfter = localServerCPUSeconds() {
+                serverCPU[side, default: []].append((serverAfter - serverBefore) / (served * options.seconds))
+            }
             #if canImport(Glibc)
             if let proxy {
                 sends[side, default: []].append(Double(proxy.clientSends.load(ordering: .relaxed) - before) / (served * options.seconds))
@@ -200,15 +249,17 @@ func main() async throws {
             + "\(options.latency) ms each way, \(options.runs) runs of \(options.seconds) s")
     let libpq = median(results["libpq"]!)
     print(
-        "side".padding(toLength: 10, withPad: " ", startingAt: 0) + "  req/s (median)  range            / libpq"
-            + (sends.isEmpty ? "" : "  client sends/request"))
+        "side".padding(toLength: 10, withPad: " ", startingAt: 0) + "  req/s (median)  range            / libpq  client CPU µs/request"
+            + (serverCPU.isEmpty ? "" : "  server CPU µs/request") + (sends.isEmpty ? "" : "  client sends/request"))
     for side in sides {
         let runs = results[side]!
         let range = "\(Int(runs.min()!.rounded()))-\(Int(runs.max()!.rounded()))"
-        let sent: String = sends[side].map { "   " + String(format: "%.2f", median($0)) } ?? ""
+        let sent: String = sends[side].map { "                   " + String(format: "%.2f", median($0)) } ?? ""
+        let clientCPU = "   " + String(format: "%6.0f", median(cpu[side]!) * 1_000_000)
+            + (serverCPU[side].map { "                 " + String(format: "%6.0f", median($0) * 1_000_000) } ?? "")
         print(
             side.padding(toLength: 10, withPad: " ", startingAt: 0) + "  " + String(Int(median(runs).rounded())).padding(toLength: 15, withPad: " ", startingAt: 0)
-                + "  " + range.padding(toLength: 15, withPad: " ", startingAt: 0) + "  " + String(format: "%.2f", median(runs) / libpq) + sent)
+                + "  " + range.padding(toLength: 15, withPad: " ", startingAt: 0) + "  " + String(format: "%.2f", median(runs) / libpq) + clientCPU + sent)
     }
 }
 

@@ -249,7 +249,10 @@ final class StoreAccess: @unchecked Sendable {
     /// finds it in every context's next read.
     func publish(_ change: StoreChange, from source: ChangeInbox?) {
         generation.add(1, ordering: .sequentiallyConsistent)
-        let targets = inboxes.withLock { inboxes in inboxes.values.compactMap(\.inbox).filter { $0 !== source } }
+        // The dictionary is copied (a reference) under the lock and read outside it: a save
+        // holds the lock that every new and departing context takes for as short as it can.
+        let subscribed = inboxes.withLock { $0 }
+        let targets = subscribed.values.compactMap(\.inbox).filter { $0 !== source }
         for inbox in targets { inbox.keep(change) }
         for inbox in targets { inbox.onChange?() }
     }
