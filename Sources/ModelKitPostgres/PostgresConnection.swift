@@ -88,12 +88,15 @@ final class PostgresConnection: DatabaseConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Held for ``commit()``, which sends it right after the `COMMIT`, in the same round trip.
+    /// Held for ``commit()``, which sends it right after the `COMMIT`, in the same round trip;
+    /// sent at once outside a transaction.
     /// Not inside the transaction: a `NOTIFY` takes a lock on the server's notification queue
     /// until its transaction ends, so notifying transactions would commit (and wait for their
     /// commit record to be flushed) one at a time, across every instance.
     func notify(_ channel: String, payload: String) throws {
-        announcements.append("SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))")
+        let sql = "SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))"
+        guard isInTransaction else { return try run(sql) }
+        announcements.append(sql)
     }
 
     /// Never reconnects: a transaction on a dropped connection is gone, and a `COMMIT` on a new

@@ -40,9 +40,10 @@ package protocol DatabaseConnection: AnyObject {
     /// The key of the row the last `INSERT` made, where the database keeps it (SQLite); nil where
     /// an insert returns its key (``SQLDialect/insertReturnsKey``).
     var lastInsertedRowID: Int64? { get }
-    /// Announces `payload` to the listeners of `channel` when the transaction under way commits;
-    /// nothing, where other writers' commits are heard otherwise. A backend may hold the
-    /// announcement back and send it with ``commit()``, saving a round trip.
+    /// Announces `payload` to the listeners of `channel` when the transaction under way commits,
+    /// or now outside a transaction; nothing, where other writers' commits are heard otherwise.
+    /// A backend may hold the announcement back and send it with ``commit()``, saving a round
+    /// trip.
     func notify(_ channel: String, payload: String) throws
     /// Commits the transaction under way.
     func commit() throws

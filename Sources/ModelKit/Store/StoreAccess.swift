@@ -54,6 +54,7 @@ final class StoreAccess: @unchecked Sendable {
     private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
     private let idle = Mutex<[IdleConnection]>([])
     private let inboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
+    private let announcements = Mutex(AnnouncementBatch())
 
     private static let registry = Mutex<[String: WeakAccess]>([:])
 
@@ -226,11 +227,45 @@ final class StoreAccess: @unchecked Sendable {
         }
     }
 
-    /// Announces `change` to other instances when the transaction under way on `connection`
-    /// commits. Only drivers' databases announce.
-    func announce(_ change: StoreChange, through connection: Connection) throws {
-        guard !change.isEmpty, let channel = listening.withLock({ $0?.channel }) else { return }
-        try connection.notify(channel, payload: change.announcement(from: instance))
+    /// Announces `change` to other instances, with the commit of the transaction under way on
+    /// `connection` or, when another commit of the process is carrying announcements, through
+    /// that one (see ``AnnouncementBatch``). Call ``finishAnnouncing(_:committed:through:)`` with
+    /// what it returns once the transaction is over. Only drivers' databases announce.
+    func announce(_ change: StoreChange, through connection: Connection) throws -> Announcing {
+        guard !change.isEmpty, let channel = listening.withLock({ $0?.channel }) else { return .nothing }
+        switch announcements.withLock({ $0.role() }) {
+        case .carrier:
+            do {
+                try connection.notify(channel, payload: change.announcement(from: instance))
+            } catch {
+                finishAnnouncing(.carrier(channel), committed: false, through: connection)
+                throw error
+            }
+            return .carrier(channel)
+        case .leaver:
+            return .leaver(channel, change)
+        }
+    }
+
+    /// What a commit owes other instances once it is over.
+    enum Announcing {
+        case nothing
+        case carrier(String)
+        case leaver(String, StoreChange)
+    }
+
+    /// Sends, outside the transaction, what the commit owes: as the carrier, the changes other
+    /// commits left to it; as a leaver whose carrier has finished, its own. A failed
+    /// announcement is dropped, as one sent with a `COMMIT` is: the data is saved.
+    func finishAnnouncing(_ announcing: Announcing, committed: Bool, through connection: Connection) {
+        let owed: (String, StoreChange)?
+        switch announcing {
+        case .nothing: owed = nil
+        case .carrier(let channel): owed = announcements.withLock { $0.carrierFinished() }.map { (channel, $0) }
+        case .leaver(let channel, let change): owed = committed ? announcements.withLock { $0.leave(change) }.map { (channel, $0) } : nil
+        }
+        guard let (channel, change) = owed else { return }
+        try? connection.notify(channel, payload: change.announcement(from: instance))
     }
 
     // MARK: Change fan-out

@@ -60,6 +60,42 @@ struct PostgresInstanceTests {
         #expect(held.priority == 100)
     }
 
+    /// Saves made at once share announcements (``AnnouncementBatch``): every row is still
+    /// announced, so the models another instance holds all reach their last values.
+    @Test func concurrentSavesOfOneInstanceShareAnnouncementsAndEveryRowIsHeard() async throws {
+        let database = PostgresTestDatabase()
+        let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)
+        let second = try database.container(for: TodoItem.self, Trip.self, instance: 2)
+        let seed = ModelContext(first)
+        let items = (0..<16).map { TodoItem(title: "item \($0)") }
+        items.forEach(seed.insert)
+        try seed.save()
+        let ids = items.map(\.persistentModelID)
+        let reader = ModelContext(second)
+        let held = try ids.map { try #require(reader.model(for: $0) as? TodoItem) }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                group.addTask {
+                    try await first.perform { context in
+                        let item = try #require(context.model(for: id) as? TodoItem)
+                        for count in 1...20 {
+                            item.priority = count
+                            try context.save()
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let deadline = Date().addingTimeInterval(3)
+        while held.contains(where: { $0.priority != 20 }), Date() < deadline {
+            _ = try reader.fetchCount(FetchDescriptor<Trip>())  // any read merges what was heard
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(held.map(\.priority) == Array(repeating: 20, count: 16))
+    }
+
     @Test func savingARowAnotherInstanceDeletedIsAConflictAndWritesNothing() throws {
         let database = PostgresTestDatabase()
         let first = try database.container(for: TodoItem.self, instance: 1)
