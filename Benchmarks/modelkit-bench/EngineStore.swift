@@ -107,7 +107,9 @@ final class EngineStore {
     func joinOneChildEach(requests: Int) throws {
         for request in 0..<requests {
             let context = ModelContext(container)
-            guard let parent = try context.fetch(FetchDescriptor<BenchParent>()).first else { preconditionFailure("no parent") }
+            var first = FetchDescriptor<BenchParent>()
+            first.fetchLimit = 1  // as the raw side's `LIMIT 1`
+            guard let parent = try context.fetch(first).first else { preconditionFailure("no parent") }
             let child = BenchChild(title: "joined \(request)", position: -1)
             context.insert(child)
             child.parent = parent
