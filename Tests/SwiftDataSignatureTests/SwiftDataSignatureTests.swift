@@ -29,6 +29,24 @@ import Testing
     init() {}
 }
 
+/// A history transaction of a custom store, whose token is not a `HistoryToken`, as
+/// `HistoryTransaction.TokenType` allows.
+struct SigTransaction: HistoryTransaction {
+    struct Token: Comparable, Hashable, Identifiable, Sendable {
+        let id: Int
+        static func < (lhs: Token, rhs: Token) -> Bool { lhs.id < rhs.id }
+    }
+    let id = 0
+    let author: String? = nil
+    let changes: [HistoryChange] = []
+    let storeIdentifier = ""
+    let timestamp = Date()
+    let token = Token(id: 0)
+    let transactionIdentifier = 0
+    static func == (lhs: SigTransaction, rhs: SigTransaction) -> Bool { lhs.id == rhs.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
 enum SigV1: VersionedSchema {
     static let versionIdentifier = Schema.Version(1, 0, 0)
     static let models: [any PersistentModel.Type] = [Sig.self, SigChild.self]

@@ -3,7 +3,7 @@ import Foundation
 /// One committed save, as the store's history records it.
 public protocol HistoryTransaction: Hashable, Identifiable, Sendable {
     /// The type of the transaction's token.
-    associatedtype TokenType: HistoryToken
+    associatedtype TokenType: Comparable, Hashable, Identifiable, Sendable
     /// The type of the transaction's identifier.
     associatedtype TransactionIdentifier: Comparable, Hashable, Sendable
 

@@ -32,7 +32,7 @@ public enum MigrationStage: Sendable {
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
     /// A migration with code of your own: `willMigrate` gets a context on the old version's models
     /// before the store changes shape, `didMigrate` one on the new version's models after.
-    case custom(
+    @preconcurrency case custom(
         fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
         willMigrate: (@Sendable (ModelContext) throws -> Void)?, didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
