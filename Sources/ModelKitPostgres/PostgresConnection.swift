@@ -18,6 +18,10 @@ final class PostgresConnection: DatabaseConnection {
     /// with its first statement: in the same query string, or in one pipeline with a prepared
     /// statement. A transaction then costs no round trip of its own. Empty once sent.
     private var heldBegin: [String] = []
+    /// Whether a transaction's start was sent and its end was not: a connection that drops then
+    /// is not reconnected until the transaction is rolled back, so that no statement of it runs
+    /// on a new connection, outside it.
+    private var isTransactionOpen = false
 
     /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
     /// store's PostgreSQL schema, created if missing).
@@ -53,7 +57,7 @@ final class PostgresConnection: DatabaseConnection {
             let quoted = "\"\(searchPath.replacingOccurrences(of: "\"", with: "\"\""))\""
             setup += "; CREATE SCHEMA IF NOT EXISTS \(quoted); SET search_path TO \(quoted)"
         }
-        try run(setup)
+        try run(setup, isSessionSetup: true)
     }
 
     static func message(of connection: OpaquePointer?) -> String {
@@ -79,6 +83,7 @@ final class PostgresConnection: DatabaseConnection {
     /// The held statements that start the transaction, to send now ahead of the next statement.
     func takeHeldBegin() -> [String] {
         defer { heldBegin = [] }
+        if !heldBegin.isEmpty { isTransactionOpen = true }
         return heldBegin
     }
 
@@ -107,78 +112,52 @@ final class PostgresConnection: DatabaseConnection {
     func commit() throws {
         let announced = announcements
         announcements = []
-        _ = try send(opening: takeHeldBegin(), nil, then: ["COMMIT"] + announced)
+        let opening = takeHeldBegin()
+        try send(opening + ["COMMIT"] + announced, committingAt: opening.count)
+        isTransactionOpen = false
     }
 
-    /// Runs `sql` with its values written in as literals, then `COMMIT` and the announcements,
-    /// as one query string: one round trip. Returns `sql`'s first row.
-    func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]? {
-        let announced = announcements
-        announcements = []
-        return try send(opening: takeHeldBegin(), try inlined(sql, values), then: ["COMMIT"] + announced)
-    }
-
-    /// Sends `opening` and `last`, then `COMMIT` and what follows it, as one query string;
-    /// returns the first row of `last`. An error before the `COMMIT` ran (the transaction is
-    /// then rolled back) or from the `COMMIT` throws; after it, the data is saved, and a failed
-    /// announcement is dropped.
-    private func send(opening: [String], _ last: String?, then commitAndAfter: [String]) throws -> [SQLValue]? {
-        let statements = opening + (last.map { [$0] } ?? [])
+    /// Sends `statements` as one query string. An error up to the `COMMIT` at `commit` (the
+    /// transaction is then rolled back) or from the `COMMIT` throws; after it, the data is
+    /// saved, and a failed announcement is dropped.
+    private func send(_ statements: [String], committingAt commit: Int) throws {
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
         }
-        let sql = (statements + commitAndAfter).joined(separator: "; ")
+        let sql = statements.joined(separator: "; ")
         guard PQsendQuery(connection, sql) == 1 else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
         }
         var index = 0
         var failure: PostgresError?
         var committed = false
-        var firstRow: [SQLValue]?
         while let result = PQgetResult(connection) {
             defer {
                 PQclear(result)
                 index += 1
             }
-            guard index <= statements.count, failure == nil else { continue }
+            guard index <= commit, failure == nil else { continue }
             let status = PQresultStatus(result)
             guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-                failure = error(from: result, sql: index < statements.count ? statements[index] : "COMMIT")
+                failure = error(from: result, sql: statements[index])
                 continue
             }
-            if last != nil, index == statements.count - 1, PQntuples(result) > 0 {
-                firstRow = (0..<PQnfields(result)).map { column in
-                    PQgetisnull(result, 0, column) == 1
-                        ? .null : PostgresValue.decode(String(cString: PQgetvalue(result, 0, column)), type: PQftype(result, column))
-                }
-            }
-            if index == statements.count { committed = true }
+            if index == commit { committed = true }
         }
         if let failure { throw failure }
         guard committed else { throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT") }
-        return firstRow
-    }
-
-    /// `sql` with each `?` outside quotes replaced by its value as a literal.
-    private func inlined(_ sql: String, _ values: [SQLValue]) throws -> String {
-        let literals = try values.map(literal)
-        let (text, count) = SQLDialect.replacingParameters(of: sql) { index in index < literals.count ? literals[index] : "?" }
-        guard count == values.count else {
-            throw PostgresError(kind: .statementFailed, message: "\(values.count) values for \(count) parameters", sql: sql)
-        }
-        return text
-    }
-
-    /// `value` as a SQL literal PostgreSQL converts to the column's type.
-    private func literal(_ value: SQLValue) throws -> String {
-        guard case .some(let bytes) = try PostgresValue.parameter(value, type: 0, sql: "").bytes else { return "NULL" }
-        return try literal(String(decoding: bytes, as: UTF8.self))
     }
 
     func rollback() throws {
         announcements = []
-        // A transaction whose start was never sent has nothing to roll back.
-        guard takeHeldBegin().isEmpty else { return }
+        // A transaction whose start was never sent has nothing to roll back, and one whose
+        // connection dropped was rolled back by the server.
+        guard heldBegin.isEmpty else {
+            heldBegin = []
+            return
+        }
+        defer { isTransactionOpen = false }
+        guard PQstatus(connection) == CONNECTION_OK else { return }
         try run("ROLLBACK")
     }
 
@@ -195,9 +174,9 @@ final class PostgresConnection: DatabaseConnection {
     // MARK: Running
 
     /// Runs `sql` (one or more statements, no parameters), after the held start of the
-    /// transaction, in the same round trip.
-    private func run(_ sql: String) throws {
-        let sql = (takeHeldBegin() + [sql]).joined(separator: "; ")
+    /// transaction, in the same round trip, unless it sets the session up.
+    private func run(_ sql: String, isSessionSetup: Bool = false) throws {
+        let sql = ((isSessionSetup ? [] : takeHeldBegin()) + [sql]).joined(separator: "; ")
         try withResult(sql: sql, { PQexec($0, sql) }) { result in
             changes = Int(String(cString: PQcmdTuples(result))) ?? 0
         }
@@ -206,6 +185,10 @@ final class PostgresConnection: DatabaseConnection {
     /// Reconnects if the connection dropped since the last operation.
     func ensureConnected() throws {
         guard PQstatus(connection) != CONNECTION_OK else { return }
+        guard !isTransactionOpen else {
+            throw PostgresError(
+                kind: .connectionLost, message: "the connection dropped inside a transaction, which the server rolled back")
+        }
         PQreset(connection)
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection))
@@ -237,52 +220,76 @@ final class PostgresConnection: DatabaseConnection {
         }
     }
 
-    /// Sends `opening` (statements without parameters) and the statement `send` queues (named
-    /// `sql` in errors) in one pipeline, one round trip, and returns that statement's result,
-    /// which the caller clears. The first statement that fails is reported, naming it; those
-    /// after it do not run, and a transaction it was in must be rolled back.
-    func pipelined(_ opening: [String], sql: String, _ send: (OpaquePointer) -> Int32) throws -> OpaquePointer {
-        try ensureConnected()
+    /// One command of a pipeline: a statement without parameters, or the one `send` queues
+    /// (a prepared statement), named `sql` in errors.
+    struct PipelineCommand {
+        let sql: String
+        var send: ((OpaquePointer) -> Int32)? = nil
+    }
+
+    /// Sends `commands` in one pipeline, one round trip, and returns the result of the one at
+    /// `kept`, which the caller clears. The first of the first `checked` commands that fails is
+    /// thrown, naming its statement; the commands after it do not run, and a transaction it was
+    /// in must be rolled back. Failures after them (announcements after a `COMMIT`) are dropped.
+    /// Never reconnects: a pipeline may carry a transaction's end.
+    func pipeline(_ commands: [PipelineCommand], keeping kept: Int, checking checked: Int) throws -> OpaquePointer {
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: commands[kept].sql)
+        }
         guard PQenterPipelineMode(connection) == 1 else {
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
         defer { PQexitPipelineMode(connection) }
-        for statement in opening where PQsendQueryParams(connection, statement, 0, nil, nil, nil, nil, 0) != 1 {
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: statement)
+        for command in commands {
+            let sent = command.send?(connection) ?? PQsendQueryParams(connection, command.sql, 0, nil, nil, nil, nil, 0)
+            guard sent == 1 else { throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: command.sql) }
         }
-        guard send(connection) == 1, PQpipelineSync(connection) == 1 else {
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        guard PQpipelineSync(connection) == 1 else {
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
-        let texts = opening + [sql]
         var failure: PostgresError?
-        var kept: OpaquePointer?
-        for (index, text) in texts.enumerated() {
-            // Each statement's results end with a null one.
-            while let result = PQgetResult(connection) {
-                let status = PQresultStatus(result)
-                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_PIPELINE_ABORTED {
-                    if index == texts.count - 1, status != PGRES_PIPELINE_ABORTED, kept == nil {
-                        kept = result
+        var result: OpaquePointer?
+        for (index, command) in commands.enumerated() {
+            // Each command's results end with a null one.
+            while let next = PQgetResult(connection) {
+                let status = PQresultStatus(next)
+                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
+                    if index == kept, result == nil {
+                        result = next
                         continue
                     }
-                } else if failure == nil {
-                    failure = error(from: result, sql: text)
+                } else if status != PGRES_PIPELINE_ABORTED, index < checked, failure == nil {
+                    failure = error(from: next, sql: command.sql)
                 }
-                PQclear(result)
+                PQclear(next)
             }
         }
         let synced = PQgetResult(connection)
         let isSync = synced.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
         if let synced { PQclear(synced) }
         if let failure {
-            if let kept { PQclear(kept) }
+            if let result { PQclear(result) }
             throw failure
         }
-        guard isSync, let kept else {
-            if let kept { PQclear(kept) }
-            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
+        guard isSync, let result else {
+            if let result { PQclear(result) }
+            throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
-        return kept
+        return result
+    }
+
+    /// Runs `statement` bound to `values` as the transaction's last statement, then `COMMIT` and
+    /// the announcements, in one pipeline: one round trip, and the statement is prepared once
+    /// per session rather than parsed with its values each time. Returns its first row.
+    func commit(after statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]? {
+        guard let statement = statement as? PostgresStatement else {
+            return try commitAfterRunning(statement, values: values)
+        }
+        let announced = announcements
+        announcements = []
+        let row = try statement.runThenCommit(values, opening: takeHeldBegin(), then: ["COMMIT"] + announced)
+        isTransactionOpen = false
+        return row
     }
 
     private var lostOrFailed: PostgresError.Kind {

@@ -45,12 +45,8 @@ final class PostgresStatement: DatabaseStatement {
     }
 
     func step() throws -> Bool {
-        if result == nil {
-            try execute()
-            row = 0
-        } else {
-            row += 1
-        }
+        if result == nil { try execute() }
+        row += 1
         return row < rowCount
     }
 
@@ -68,6 +64,38 @@ final class PostgresStatement: DatabaseStatement {
         // Reconnecting starts a new session, without the statements prepared in the old one.
         try connection.ensureConnected()
         if prepared?.session != connection.session { try prepare() }
+        // The first statement of a transaction carries its start: one round trip for both.
+        let opening = connection.takeHeldBegin()
+        let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
+            guard opening.isEmpty else {
+                let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
+                return try connection.pipeline(commands, keeping: opening.count, checking: commands.count)
+            }
+            return try connection.keptResult(sql: sql) { handle in
+                PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
+            }
+        }
+        take(kept)
+    }
+
+    /// Runs the statement bound to `values` after `opening` and before `trailing` (a `COMMIT`
+    /// and the announcements after it) in one pipeline; returns its first row.
+    func runThenCommit(_ values: [SQLValue], opening: [String], then trailing: [String]) throws -> [SQLValue]? {
+        bind(values)
+        defer { reset() }
+        try connection.ensureConnected()
+        if prepared?.session != connection.session { try prepare() }
+        let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
+            let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
+                + trailing.map { PostgresConnection.PipelineCommand(sql: $0) }
+            return try connection.pipeline(commands, keeping: opening.count, checking: opening.count + 2)
+        }
+        take(kept)
+        return try step() ? (0..<columnCount).map(column) : nil
+    }
+
+    /// The bound values, rendered for the parameter types PostgreSQL chose.
+    private func rendered() throws -> [PostgresValue.Parameter] {
         let types = prepared!.types
         var rendered: [PostgresValue.Parameter] = []
         rendered.reserveCapacity(parameterCount)
@@ -75,19 +103,23 @@ final class PostgresStatement: DatabaseStatement {
             let value = index < values.count ? values[index] : .null
             rendered.append(try PostgresValue.parameter(value, type: types[index], sql: sql))
         }
-        // The first statement of a transaction carries its start: one round trip for both.
-        let opening = connection.takeHeldBegin()
-        let kept = try PostgresValue.withParameters(rendered) { pointers, lengths, formats in
-            guard opening.isEmpty else {
-                return try connection.pipelined(opening, sql: sql) { handle in
-                    PQsendQueryPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
-                }
-            }
-            return try connection.keptResult(sql: sql) { handle in
-                PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
-            }
+        return rendered
+    }
+
+    /// The pipeline command that runs the prepared statement with the rendered values.
+    private func sending(
+        _ pointers: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?, _ formats: UnsafePointer<Int32>?
+    ) -> PostgresConnection.PipelineCommand {
+        let (name, count) = (name, Int32(parameterCount))
+        return PostgresConnection.PipelineCommand(sql: sql) { handle in
+            PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)
         }
+    }
+
+    /// Keeps `result` as the statement's rows, before the first.
+    private func take(_ kept: OpaquePointer) {
         result = kept
+        row = -1
         rowCount = Int(PQntuples(kept))
         columnCount = PQnfields(kept)
         columnTypes = (0..<columnCount).map { PQftype(kept, $0) }

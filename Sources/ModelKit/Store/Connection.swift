@@ -39,6 +39,11 @@ final class Connection {
     /// The cached prepared statement for `sql`.
     func statement(_ sql: String) throws -> Statement {
         trace?(sql)
+        return try cachedStatement(sql)
+    }
+
+    /// ``statement(_:)``, without tracing it.
+    private func cachedStatement(_ sql: String) throws -> Statement {
         tick &+= 1
         if let last, last.sql == sql {
             statements.values[last.index].lastUse = tick
@@ -117,7 +122,7 @@ final class Connection {
                 return (result, nil)
             }
             trace?(last.text + "; COMMIT")
-            return (result, try backend.commit(after: last.text, values: last.bindings))
+            return (result, try backend.commit(after: cachedStatement(last.text).backendStatement, values: last.bindings))
         } catch {
             trace?("ROLLBACK")
             try? backend.rollback()

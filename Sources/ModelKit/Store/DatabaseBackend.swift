@@ -47,9 +47,9 @@ package protocol DatabaseConnection: AnyObject {
     func notify(_ channel: String, payload: String) throws
     /// Commits the transaction under way.
     func commit() throws
-    /// Runs `sql` (written with `?` parameters, bound to `values`) as the transaction's last
-    /// statement and commits, in one round trip where the backend can; returns `sql`'s first row.
-    func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]?
+    /// Runs `statement` (one of this connection's), bound to `values`, as the transaction's last
+    /// statement and commits, in one round trip where the backend can; returns its first row.
+    func commit(after statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]?
     /// Rolls back the transaction under way, and any announcement held for its commit.
     func rollback() throws
     /// A number that changes whenever the database changes, through this connection or another,
@@ -69,12 +69,15 @@ extension DatabaseConnection {
     package func commit() throws { try execute("COMMIT") }
     package func rollback() throws { try execute("ROLLBACK") }
 
-    /// Two round trips: the statement, prepared as written (`?` parameters), then the commit.
-    package func commit(after sql: String, values: [SQLValue]) throws -> [SQLValue]? {
-        let statement = try prepare(sql, parameterCount: values.count)
+    package func commit(after statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]? {
+        try commitAfterRunning(statement, values: values)
+    }
+
+    /// Two round trips: the statement, then the commit.
+    package func commitAfterRunning(_ statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]? {
         try statement.bind(values)
+        defer { statement.reset() }
         let row = try statement.step() ? (0..<statement.columnCount).map { statement.column($0) } : nil
-        statement.reset()
         try commit()
         return row
     }

@@ -3,6 +3,9 @@ final class Statement {
     private let backend: any DatabaseStatement
     let sql: String
 
+    /// The backend's statement, for a backend call that runs it (``DatabaseConnection/commit(after:values:)``).
+    var backendStatement: any DatabaseStatement { backend }
+
     /// A statement standing on one row of values, already stepped to it: how a model is made
     /// from values that no query returned (an unsaved model made from values, a stand-in).
     init(row: [SQLValue]) {

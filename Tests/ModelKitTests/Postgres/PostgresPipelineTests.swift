@@ -79,6 +79,37 @@ struct PostgresPipelineTests {
         #expect(try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) == [["before"], ["once"]])
     }
 
+    /// The connection drops between two statements of one save: the save fails with
+    /// `connectionLost`, no statement of it runs on a new connection outside its transaction,
+    /// and the next save reconnects.
+    @Test func aConnectionDroppedInsideASaveFailsItWithoutRunningTheRestOutsideItsTransaction() throws {
+        let database = PostgresTestDatabase()
+        let container = try database.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        let kept = TodoItem(title: "kept")
+        context.insert(kept)
+        try context.save()
+        kept.title = "changed"
+        context.insert(TodoItem(title: "added"))
+        var statements = 0
+        context.statementTrace = { sql in
+            guard !sql.hasPrefix("BEGIN") else { return }
+            statements += 1
+            guard statements == 2 else { return }
+            try? database.dropConnections(instance: 1)
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        #expect {
+            try context.save()
+        } throws: { error in
+            (error as? PostgresError)?.kind == .connectionLost
+        }
+        context.statementTrace = nil
+        #expect(try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) == [["kept"]])
+        try context.save()
+        #expect(try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) == [["added"], ["changed"]])
+    }
+
     /// A read transaction's start, held back, goes with its first read; a rollback of a
     /// transaction that never sent anything sends nothing.
     @Test func readsAndEmptyTransactionsWorkWithTheirStartHeldBack() throws {
