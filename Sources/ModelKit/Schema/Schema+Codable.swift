@@ -101,7 +101,7 @@ extension Schema.Entity: Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encodeIfPresent(superentityName, forKey: .superentityName)
-        let own = hasModelClass ? Array(properties.dropFirst(superentity?.metadata.count ?? 0)) : properties
+        let own = hasModelClass ? ownProperties.indices.map(describeProperty) : properties
         try container.encode(try own.map { try EncodedSchemaProperty($0, codingPath: container.codingPath) }, forKey: .properties)
         try container.encode(uniquenessConstraints, forKey: .uniquenessConstraints)
         try container.encode(indices, forKey: .indices)

@@ -16,6 +16,12 @@ extension Schema {
             /// A spatial index in SwiftData; an ordinary one here (see ``Schema/Index``).
             case rtree([PartialKeyPath<P>])
 
+            /// The kind's name, as descriptions and encoded schemas spell it.
+            var kind: String {
+                if case .rtree = self { return "rtree" }
+                return "binary"
+            }
+
             /// The key paths the index covers.
             var keyPaths: [PartialKeyPath<P>] {
                 switch self {
@@ -46,11 +52,11 @@ extension Schema {
         public var isUnique: Bool { false }
 
         public var debugDescription: String {
-            "Index<\(T.self)>(\(indices.map { index in "\(index.isRTree ? "rtree" : "binary")(\(SchemaKeyPathNames.names(of: index.keyPaths)))" }))"
+            "Index<\(T.self)>(\(indices.map { "\($0.kind)(\(SchemaKeyPathNames.names(of: $0.keyPaths)))" }))"
         }
 
         public static func == (lhs: Index, rhs: Index) -> Bool {
-            lhs.indices.map(\.isRTree) == rhs.indices.map(\.isRTree) && lhs.indices.map(\.keyPaths) == rhs.indices.map(\.keyPaths)
+            lhs.indices.map(\.kind) == rhs.indices.map(\.kind) && lhs.indices.map(\.keyPaths) == rhs.indices.map(\.keyPaths)
         }
 
         public func hash(into hasher: inout Hasher) { hasher.combine(indices.map(\.keyPaths)) }
@@ -74,7 +80,7 @@ extension Schema {
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(
-                indices.map { Encoded(kind: $0.isRTree ? "rtree" : "binary", properties: SchemaKeyPathNames.names(of: $0.keyPaths)) },
+                indices.map { Encoded(kind: $0.kind, properties: SchemaKeyPathNames.names(of: $0.keyPaths)) },
                 forKey: .indices)
         }
     }
@@ -119,13 +125,6 @@ extension Schema {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(constraints.map(SchemaKeyPathNames.names(of:)), forKey: .constraints)
         }
-    }
-}
-
-extension Schema.Index.Types {
-    var isRTree: Bool {
-        if case .rtree = self { return true }
-        return false
     }
 }
 

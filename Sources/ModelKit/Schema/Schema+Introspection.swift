@@ -18,26 +18,26 @@ extension Schema.Entity: CustomDebugStringConvertible {
     /// The properties the entity inherits from its superentity's model class.
     public var inheritedProperties: [any SchemaProperty] {
         guard let superentity else { return [] }
-        return hasModelClass ? Array(properties.prefix(superentity.metadata.count)) : superentity.properties
+        return hasModelClass ? superentity.metadata.indices.map(describeProperty) : superentity.properties
     }
 
     /// ``inheritedProperties`` by name.
-    public var inheritedPropertiesByName: [String: any SchemaProperty] { Self.byName(inheritedProperties) }
+    public var inheritedPropertiesByName: [String: any SchemaProperty] { Self.byName(inheritedProperties, \.name) }
 
     /// The properties that have a value in the store: all but the `.ephemeral` (transient) ones.
     public var storedProperties: [any SchemaProperty] { properties.filter { !$0.isTransient } }
 
     /// ``storedProperties`` by name.
-    public var storedPropertiesByName: [String: any SchemaProperty] { Self.byName(storedProperties) }
+    public var storedPropertiesByName: [String: any SchemaProperty] { Self.byName(storedProperties, \.name) }
 
-    private static func byName(_ properties: [any SchemaProperty]) -> [String: any SchemaProperty] {
-        Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    /// `properties` by name, the first of a name where two share it.
+    private static func byName<Property>(_ properties: some Sequence<Property>, _ name: (Property) -> String) -> [String: Property] {
+        Dictionary(properties.map { (name($0), $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// A new description of the persisted property at `index`.
-    private func describeProperty(_ index: Int) -> any SchemaProperty {
+    func describeProperty(_ index: Int) -> any SchemaProperty {
         let property = metadata[index]
-        let isOptional = property.valueType is any OptionalProtocol.Type
         guard let info = relationshipsByColumn[index] else {
             let given = property.attribute
             return Schema.Attribute(
@@ -52,19 +52,15 @@ extension Schema.Entity: CustomDebugStringConvertible {
         relationship.options = given?.options ?? []
         (relationship.name, relationship.destination, relationship.inverseName) = (info.name, info.target.name, info.inverse?.name)
         (relationship.isToOneRelationship, relationship.keypath) = (!info.isToMany, property.keyPath)
-        (relationship.valueType, relationship.isOptional) = (property.valueType, isOptional)
+        (relationship.valueType, relationship.isOptional) = (property.valueType, property.valueType is any OptionalProtocol.Type)
         return relationship
     }
 
     /// The entity's attributes by name.
-    public var attributesByName: [String: Schema.Attribute] {
-        Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    }
+    public var attributesByName: [String: Schema.Attribute] { Self.byName(attributes, \.name) }
 
     /// The entity's relationships by name.
-    public var relationshipsByName: [String: Schema.Relationship] {
-        Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    }
+    public var relationshipsByName: [String: Schema.Relationship] { Self.byName(relationships, \.name) }
 
     /// The groups of property names `#Index` indexes together.
     public var indices: [[String]] { hasModelClass ? indexes.map { $0.map(\.name) } : describedIndices }

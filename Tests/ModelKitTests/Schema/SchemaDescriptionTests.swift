@@ -22,6 +22,19 @@ enum Described {
         init(title: String) { self.title = title }
     }
 
+    @Model class Volume {
+        var title: String
+        init(title: String) { self.title = title }
+    }
+
+    @Model class Novel: Volume {
+        var pages = 0
+        init(title: String, pages: Int) {
+            self.pages = pages
+            super.init(title: title)
+        }
+    }
+
     /// A model written by hand with SwiftData's metadata initializer, not `@Model`'s.
     @Model final class Card {
         var text: String
@@ -131,6 +144,19 @@ enum Described {
             else { return false }
             return error == .loadIssueModelContainer && entity == "Volume" && reason.contains("no model class")
         }
+    }
+
+    @Test func aSubclassesEntityDescribesWhatItInheritsAndEncodesOnlyItsOwn() throws {
+        let schema = Schema([Described.Novel.self])
+        let novel = try #require(schema.entitiesByName["Novel"])
+        #expect(novel.properties.map(\.name) == ["title", "pages"])
+        #expect(novel.inheritedProperties.map(\.name) == ["title"])
+        #expect(novel.inheritedPropertiesByName["title"]?.valueType == (String.self as Any.Type))
+        let loaded = try JSONDecoder().decode(Schema.self, from: JSONEncoder().encode(schema))
+        let described = try #require(loaded.entitiesByName["Novel"])
+        #expect(described.superentityName == "Volume")
+        #expect(described.properties.map(\.name) == ["pages"])
+        #expect(described.inheritedProperties.map(\.name) == ["title"])
     }
 
     @Test func entitiesOfModelClassesMakeAWorkingSchema() throws {
