@@ -23,18 +23,16 @@ extension Store {
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.beginRecordingHistory : nil
-                var announcing = StoreAccess.Announcing.nothing
-                var committed = false
-                defer { access.finishAnnouncing(announcing, committed: committed, through: connection) }
-                let (written, lastRow) = try connection.transaction(begin: begin) {
-                    let (change, result) = try body(&writer)
-                    announcing = try access.announce(change, through: connection)
-                    guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
-                    // Sent with the COMMIT where the dialect folds it in: one round trip less.
-                    if dialect.foldsHistoryIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
-                    return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
+                let (written, lastRow) = try access.announcing(through: connection) { announce in
+                    try connection.transaction(begin: begin) {
+                        let (change, result) = try body(&writer)
+                        try announce(change)
+                        guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
+                        // Sent with the COMMIT where the dialect folds it in: one round trip less.
+                        if dialect.foldsHistoryIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
+                        return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
+                    }
                 }
-                committed = true
                 let (change, result, appended) = written
                 var token = appended
                 if case .integer(let returned)? = lastRow?.first { token = returned }

@@ -9,20 +9,18 @@ extension Store {
             try write(trace: nil) { writer in
                 let change = StoreChange(isExternal: true, origin: ObjectIdentifier(self))
                 var files: [String] = []
-                var announcing = StoreAccess.Announcing.nothing
-                var committed = false
-                defer { access.finishAnnouncing(announcing, committed: committed, through: writer) }
-                try writer.transaction {
-                    if externalFiles != nil {
-                        for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
-                            files += ExternalFiles.names(in: try writer.statement(select).rows())
+                try access.announcing(through: writer) { announce in
+                    try writer.transaction {
+                        if externalFiles != nil {
+                            for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
+                                files += ExternalFiles.names(in: try writer.statement(select).rows())
+                            }
                         }
+                        for table in tables { try writer.execute(TableSQL.deleteAll(from: table)) }
+                        if recordsHistory { try HistoryTable.deleteAll(in: writer) }
+                        try announce(change)
                     }
-                    for table in tables { try writer.execute(TableSQL.deleteAll(from: table)) }
-                    if recordsHistory { try HistoryTable.deleteAll(in: writer) }
-                    announcing = try access.announce(change, through: writer)
                 }
-                committed = true
                 externalFiles?.remove(files)
                 access.publish(change, from: nil)
             }

@@ -227,11 +227,21 @@ final class StoreAccess: @unchecked Sendable {
         }
     }
 
-    /// Announces `change` to other instances, with the commit of the transaction under way on
-    /// `connection` or, when another commit of the process is carrying announcements, through
-    /// that one (see ``AnnouncementBatch``). Call ``finishAnnouncing(_:committed:through:)`` with
-    /// what it returns once the transaction is over. Only drivers' databases announce.
-    func announce(_ change: StoreChange, through connection: Connection) throws -> Announcing {
+    /// Runs `body`, which runs a transaction on `connection` and calls `announce` with its
+    /// change inside it, then sends what the commit owes other instances (see
+    /// ``AnnouncementBatch``), whether it committed or not. Only drivers' databases announce.
+    func announcing<R>(through connection: Connection, _ body: (_ announce: (StoreChange) throws -> Void) throws -> R) throws -> R {
+        var announcing = Announcing.nothing
+        var committed = false
+        defer { finishAnnouncing(announcing, committed: committed, through: connection) }
+        let result = try body { announcing = try announce($0, through: connection) }
+        committed = true
+        return result
+    }
+
+    /// Announces `change` with the commit of the transaction under way on `connection` or, when
+    /// another commit of the process is carrying announcements, through that one.
+    private func announce(_ change: StoreChange, through connection: Connection) throws -> Announcing {
         guard !change.isEmpty, let channel = listening.withLock({ $0?.channel }) else { return .nothing }
         switch announcements.withLock({ $0.role() }) {
         case .carrier:
@@ -248,7 +258,7 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     /// What a commit owes other instances once it is over.
-    enum Announcing {
+    private enum Announcing {
         case nothing
         case carrier(String)
         case leaver(String, StoreChange)
@@ -257,7 +267,7 @@ final class StoreAccess: @unchecked Sendable {
     /// Sends, outside the transaction, what the commit owes: as the carrier, the changes other
     /// commits left to it; as a leaver whose carrier has finished, its own. A failed
     /// announcement is dropped, as one sent with a `COMMIT` is: the data is saved.
-    func finishAnnouncing(_ announcing: Announcing, committed: Bool, through connection: Connection) {
+    private func finishAnnouncing(_ announcing: Announcing, committed: Bool, through connection: Connection) {
         let owed: (String, StoreChange)?
         switch announcing {
         case .nothing: owed = nil
