@@ -32,10 +32,8 @@ extension ModelContext {
             || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
             let reader = store.savesOnContextConnections ? try reader(of: link) : nil
-            return try store.commit(trace: statementTrace, author: author, from: link.inbox, on: reader) { writer in
-                let outcome = try writer.deleteRows(of: entity, steps: steps, followingRules: followsRules)
-                return (StoreChange(updated: outcome.nullified, deleted: outcome.deleted, origin: ObjectIdentifier(store)), outcome)
-            }.result
+            return try store.deleteRows(
+                of: entity, steps: steps, followingRules: followsRules, trace: statementTrace, author: author, from: link.inbox, on: reader)
         }
         try apply(outcome, in: store)
     }

@@ -122,88 +122,30 @@ extension ModelContext {
     /// How many times a save is tried when the database ends it for a concurrent one.
     static let saveAttempts = 3
 
-    /// Writes one store's batch in one transaction, and returns its history token. If it fails,
-    /// the store is as it was and the batch's models are as they were.
+    /// Writes one store's batch in one transaction, gives its inserted models their keys, and
+    /// returns its history token. If it fails, the store is as it was and the batch's models are
+    /// as they were.
     private func write(_ batch: SaveBatch, attaching attachment: ((StoreSQL) throws -> Void)?) throws -> Int64? {
         let store = batch.link.store
-        let insertedModels = batch.inserted
-        let changedModels = batch.changed
-        let deletedModels = batch.deleted.filter { $0._$modelKit.rowID != nil }
-        let temporaryIDs = insertedModels.map(\._$modelKit.drawnTemporaryID)
-        do {
-            let reader = store.savesOnContextConnections ? try reader(of: batch.link) : nil
-            return try store.commit(trace: statementTrace, author: author, from: batch.link.inbox, on: reader) { writer in
-                // Inserted models take their keys at once, so that references to them can be written.
-                var unresolved: [(any PersistentModel, RelationshipInfo)] = []
-                if store.dialect.batchesInserts {
-                    for (entity, count) in try counts(of: insertedModels) { try writer.expectInserts(count, of: entity) }
-                }
-                for model in insertedModels {
-                    let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
-                    model._$modelKit.rowID = try writer.insert(entity) { try model._modelKitValue(at: $0) }
-                    collectReferencesToUnsavedModels(of: model, into: &unresolved)
-                }
-                try writer.finishInserts()
-                try writeForeignKeys(unresolved, with: writer)
-                var vanished: [any PersistentModel] = []
-                for model in changedModels {
-                    let storage = model._$modelKit
-                    guard let rowID = storage.rowID, !storage.changedColumns.isEmpty else { continue }
-                    let entity = try storage.entity ?? entity(for: type(of: model))
-                    if try !writer.update(entity, rowID: rowID, changed: storage.changedColumns, values: { try model._modelKitValue(at: $0) }) {
-                        vanished.append(model)
-                    }
-                }
-                let gone = Set(try writer.finishUpdates().map { RowKey(entity: $0.entity, rowID: $0.key) })
-                if !gone.isEmpty {
-                    vanished += changedModels.filter { model in
-                        guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { return false }
-                        return gone.contains(RowKey(entity: entity, rowID: rowID))
-                    }
-                }
-                try writeJoinTables(of: insertedModels + changedModels, with: writer)
-                for model in deletedModels {
-                    if try !writer.delete(entity(for: type(of: model)), rowID: model._$modelKit.rowID!) { vanished.append(model) }
-                }
-                for model in deletedModels {
-                    guard let entity = model._$modelKit.entity, let rowID = model._$modelKit.rowID else { continue }
-                    try writer.checkRequiredReferences(to: rowID, of: entity)
-                }
-                if let first = vanished.first {
-                    let entity = first._$modelKit.entity!
-                    throw ModelKitError.saveConflict(
-                        entity: entity.name,
-                        identifiers: vanished.filter { $0._$modelKit.entity === entity }.map(\.persistentModelID))
-                }
-                try attachment?(StoreSQL(connection: writer.connection))
-                let change = StoreChange(
-                    inserted: rowIDs(insertedModels), updated: rowIDs(changedModels), deleted: rowIDs(deletedModels),
-                    origin: ObjectIdentifier(store))
-                return (change, ())
-            }.token
-        } catch {
-            for (model, temporaryID) in zip(insertedModels, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
-            throw error
-        }
-    }
-
-    /// How many of `models` each entity has, in the order the entities first appear.
-    private func counts(of models: [any PersistentModel]) throws -> [(Schema.Entity, Int)] {
-        var counts: [(Schema.Entity, Int)] = []
-        var last = 0
-        for model in models {
-            let entity = try model._$modelKit.entity ?? entity(for: type(of: model))
-            if last < counts.count, counts[last].0 === entity {
-                counts[last].1 += 1
-            } else if let index = counts.firstIndex(where: { $0.0 === entity }) {
-                counts[index].1 += 1
-                last = index
-            } else {
-                counts.append((entity, 1))
-                last = counts.count - 1
+        var plan = try savePlan(for: batch)
+        let inserted = batch.inserted
+        let temporaryIDs = attachment == nil ? [] : inserted.map(\._$modelKit.drawnTemporaryID)
+        if let attachment {
+            // The attachment reads the inserted models' keys: they take them before it runs.
+            plan.attachment = { sql, keys in
+                for (model, key) in zip(inserted, keys) { model._$modelKit.rowID = key }
+                try attachment(sql)
             }
         }
-        return counts
+        do {
+            let reader = store.savesOnContextConnections ? try reader(of: batch.link) : nil
+            let outcome = try store.save(plan, trace: statementTrace, author: author, from: batch.link.inbox, on: reader)
+            for (model, key) in zip(inserted, outcome.insertedKeys) { model._$modelKit.rowID = key }
+            return outcome.token
+        } catch {
+            for (model, temporaryID) in zip(inserted, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
+            throw error
+        }
     }
 
     /// Once a batch committed: its models take their new identities and leave the pending
@@ -284,24 +226,5 @@ extension ModelContext {
             run = (entity, 1)
         }
         if let run { registered.reserve(run.count, of: ObjectIdentifier(run.entity)) }
-    }
-
-    /// The primary keys of saved models, by entity name. Models of one entity usually come in
-    /// runs, so names are hashed once per run rather than once per model.
-    private func rowIDs(_ models: [any PersistentModel]) -> [String: [Int64]] {
-        var keys: [String: [Int64]] = [:]
-        var run: (entity: Schema.Entity, keys: [Int64])?
-        for model in models {
-            let storage = model._$modelKit
-            guard let entity = storage.entity, let rowID = storage.rowID else { continue }
-            if let current = run, current.entity !== entity {
-                keys[current.entity.name, default: []] += current.keys
-                run = nil
-            }
-            if run == nil { run = (entity, []) }
-            run!.keys.append(rowID)
-        }
-        if let run { keys[run.entity.name, default: []] += run.keys }
-        return keys
     }
 }

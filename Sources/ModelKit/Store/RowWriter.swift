@@ -3,7 +3,8 @@
 /// files its rows no longer name (removed once it commits).
 ///
 /// It knows entities, keys and values, never models: a save hands it each row's values as a
-/// function of the property index. It owns the choices a save makes per row: insert or upsert,
+/// function of the property index. Saves reach it through ``Store/save(_:trace:author:from:on:)``,
+/// which calls its steps in their order. It owns the choices a save makes per row: insert or upsert,
 /// the key it hands out, the savepoint a failing statement needs where the dialect asks for one,
 /// and the statement shared by rows changed alike.
 struct RowWriter {
