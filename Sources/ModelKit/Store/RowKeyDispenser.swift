@@ -8,15 +8,23 @@
 /// tables made before this scheme, their `sqlite_sequence` entry); ``record(in:)`` moves the marks
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
+///
+/// The next keys outlive the save as a ``Handover`` that the writer's next save takes up: while
+/// nothing but the writer's saves changed the database (SQLite's data version, read once the
+/// next save holds the write lock, says so), each table's largest key is the one the writer
+/// handed out last, and the next save reads none. A request that saves one row then runs no
+/// query for its key.
 struct RowKeyDispenser {
-    /// Each entity of the save and its next key. A save has few entities, and rows of one come in
-    /// runs, so the last one used is looked at first.
+    /// Each entity the writer handed keys to and its next key. A save has few entities, and rows
+    /// of one come in runs, so the last one used is looked at first.
     private var next: [Next] = []
     private var last = 0
     /// Whether the store has a `sqlite_sequence` table, checked on first use.
     private var hasSequenceTable: Bool?
+    /// The last save's keys, taken up on first use if the database did not change since.
+    private var handedOver: Handover?
 
-    private struct Next {
+    fileprivate struct Next {
         /// The entity whose table the keys are of: a hierarchy's root (its `rootIdentifier`).
         let root: ObjectIdentifier
         let table: TableSQL
@@ -24,7 +32,30 @@ struct RowKeyDispenser {
         var key: Int64?
         /// Whether the key is the table's largest plus one, the key SQLite gives a row inserted
         /// without one.
-        let isSQLitesNext: Bool
+        var isSQLitesNext: Bool
+        /// Whether this save asked for a key of the table: its mark is recorded.
+        var isAsked = true
+    }
+
+    /// What a save leaves the writer's next save: each table's next key, and SQLite's data
+    /// version after its commit.
+    struct Handover {
+        fileprivate let next: [Next]
+        fileprivate let hasSequenceTable: Bool?
+        fileprivate let dataVersion: UInt32
+    }
+
+    init(takingUp handover: Handover? = nil) {
+        handedOver = handover
+    }
+
+    /// What the next save on `connection` can take up, once this save committed there: nil when
+    /// the connection cannot tell whether the database changed.
+    func handover(after connection: Connection) -> Handover? {
+        guard let version = connection.changeCounter else { return nil }
+        var next = next
+        for index in next.indices { next[index].isAsked = false }
+        return Handover(next: next, hasSequenceTable: hasSequenceTable, dataVersion: version)
     }
 
     /// The store table's key for `table`'s mark: the largest key handed out.
@@ -39,6 +70,14 @@ struct RowKeyDispenser {
     mutating func next(for entity: Schema.Entity, in connection: Connection) throws -> (key: Int64, isSQLitesNext: Bool) {
         // A class hierarchy's rows share one table's keys: its root's.
         let root = entity.rootIdentifier
+        if let handover = handedOver {
+            handedOver = nil
+            // The write lock is held: the version is the database's now.
+            if connection.changeCounter == handover.dataVersion {
+                next = handover.next
+                hasSequenceTable = handover.hasSequenceTable
+            }
+        }
         if last >= next.count || next[last].root != root {
             if let index = next.firstIndex(where: { $0.root == root }) {
                 last = index
@@ -48,6 +87,7 @@ struct RowKeyDispenser {
                 last = next.count - 1
             }
         }
+        next[last].isAsked = true
         guard let key = next[last].key else {
             throw ModelKitError.invalidSchema(entity: entity.name, reason: "its table has used the largest primary key there is")
         }
@@ -61,13 +101,15 @@ struct RowKeyDispenser {
         if next[last].root != root, let index = next.firstIndex(where: { $0.root == root }) { last = index }
         guard let current = next[last].key, key >= current else { return }
         next[last].key = key < .max ? key + 1 : nil
+        // The row is the table's largest now.
+        next[last].isSQLitesNext = true
     }
 
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
     func record(in connection: Connection) throws {
-        guard !next.isEmpty else { return }
+        guard next.contains(where: \.isAsked) else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
-        for entry in next {
+        for entry in next where entry.isAsked {
             try statement.run([.text(Self.markName(of: entry.table)), .text(String(entry.key.map { $0 - 1 } ?? .max))])
         }
     }

@@ -4,6 +4,7 @@
 ///
 /// It knows entities, keys and values, never models: a save hands it each row's values as a
 /// function of the property index. Saves reach it through ``Store/save(_:trace:author:from:on:)``,
+/// which calls its steps in their order. Saves reach it through ``Store/save(_:trace:author:from:on:)``,
 /// which calls its steps in their order. It owns the choices a save makes per row: insert or upsert,
 /// the key it hands out, the savepoint a failing statement needs where the dialect asks for one,
 /// and the statement shared by rows changed alike.
@@ -13,7 +14,10 @@ struct RowWriter {
 
     let connection: Connection
     private let externalFiles: ExternalFiles?
-    private var keys = RowKeyDispenser()
+    private var keys: RowKeyDispenser
+    /// Whether the save deleted rows, or ran SQL of its own that may have: a table's largest row
+    /// may be gone, and its next key not the one SQLite would pick, so the keys are not handed over.
+    private var mayHaveDeleted = false
     private var inserts = InsertStatements()
     private var updates = UpdateStatements()
     private var batches = InsertBatches()
@@ -25,13 +29,25 @@ struct RowWriter {
     /// External files the rows no longer name: removed once the transaction commits.
     private(set) var replacedFiles: [String] = []
 
-    init(connection: Connection, externalFiles: ExternalFiles?, recordsHistory: Bool) {
+    init(connection: Connection, externalFiles: ExternalFiles?, recordsHistory: Bool, keys: RowKeyDispenser = RowKeyDispenser()) {
         self.connection = connection
+        self.keys = keys
         self.externalFiles = externalFiles
         history = recordsHistory ? HistoryRecord() : nil
     }
 
     private var dialect: SQLDialect { connection.dialect }
+
+    /// The SQL the writer's connection runs for a caller, outside the writer's statements.
+    mutating func sqlOfItsOwn() -> StoreSQL {
+        mayHaveDeleted = true
+        return StoreSQL(connection: connection)
+    }
+
+    /// The next keys, for the writer's next save, once this one committed.
+    func keyHandover() -> RowKeyDispenser.Handover? {
+        mayHaveDeleted ? nil : keys.handover(after: connection)
+    }
 
     // MARK: Inserts
 
@@ -208,6 +224,7 @@ struct RowWriter {
     /// history with the row's preserved values, read before it goes.
     mutating func delete(_ entity: Schema.Entity, rowID key: Int64) throws -> Bool {
         let rowID = SQLValue.integer(key)
+        mayHaveDeleted = true
         try noteReplacedFiles(of: entity, row: key)
         if history != nil {
             var preserved: [(name: String, value: SQLValue)] = []
@@ -230,6 +247,7 @@ struct RowWriter {
     /// Deletes the rows of `entity` that `steps` select, following delete rules as
     /// ``BatchDeletion`` does, and returns what it deleted and cleared.
     mutating func deleteRows(of entity: Schema.Entity, steps: [DeleteStep], followingRules: Bool) throws -> BatchDeletion.Outcome {
+        mayHaveDeleted = true
         var deletion = BatchDeletion(connection: connection)
         deletion.collectsFiles = externalFiles != nil
         try deletion.deleteRows(of: entity, steps: steps, followingRules: followingRules)

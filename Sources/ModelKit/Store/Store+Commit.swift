@@ -20,7 +20,9 @@ extension Store {
         var writtenFiles: [String] = []
         do {
             return try writeInTurn(trace: trace, on: reader) { connection, turn in
-                var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
+                let keys = RowKeyDispenser(takingUp: turn?.keys)
+                turn?.keys = nil
+                var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.beginRecordingHistory : nil
                 let (written, lastRow) = try access.announcing(through: connection) { announce in
@@ -33,6 +35,7 @@ extension Store {
                         return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
                     }
                 }
+                turn?.keys = writer.keyHandover()
                 let (change, result, appended) = written
                 var token = appended
                 if case .integer(let returned)? = lastRow?.first { token = returned }

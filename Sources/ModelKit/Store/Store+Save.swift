@@ -14,7 +14,7 @@ extension Store {
         let (keys, token) = try commit(trace: trace, author: author, from: inbox, on: reader) { writer in
             var execution = SaveExecution(plan: plan, store: self)
             let keys = try execution.run(with: &writer)
-            try plan.attachment?(StoreSQL(connection: writer.connection), keys)
+            if let attachment = plan.attachment { try attachment(writer.sqlOfItsOwn(), keys) }
             return (execution.change(keys: keys), keys)
         }
         return SaveOutcome(insertedKeys: keys, token: token)

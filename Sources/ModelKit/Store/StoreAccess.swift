@@ -48,6 +48,8 @@ final class StoreAccess: @unchecked Sendable {
         /// store's history is followed (``followHistory(in:)``): commits by other processes after
         /// it are read from the history. Nil while it is not.
         fileprivate var knownHistoryToken: Int64?
+        /// The next keys the writer's last save left (see ``RowKeyDispenser``).
+        var keys: RowKeyDispenser.Handover?
     }
     /// How many watches want other processes' commits noticed without waiting for a read, and
     /// the timer that checks while there are any.

@@ -41,6 +41,66 @@ import Testing
         #expect(try insert(["d"], into: container) == [4])
     }
 
+    /// The writer's saves hand their next keys to the next save, which reads no largest key
+    /// while nothing else changed the database.
+    @Test func aSaveAfterTheWritersLastSaveReadsNoLargestKey() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        context.insert(TodoItem(title: "a"))
+        try context.save()
+        #expect(statements.contains { $0.contains("SELECT max(") })
+        statements.removeAll()
+        let next = TodoItem(title: "b")
+        context.insert(next)
+        try context.save()
+        #expect(!statements.contains { $0.contains("SELECT max(") })
+        #expect(next.persistentModelID.rowID == 2)
+    }
+
+    /// Another program's commit between two saves moves SQLite's data version: the keys handed
+    /// over are dropped and read again, so neither its row's key nor a key past its mark is
+    /// given out again.
+    @Test(arguments: [false, true])
+    func anotherProgramsCommitBetweenSavesIsReadBeforeTheNextKey(raisingTheMark: Bool) throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        #expect(try insert(["a"], into: container) == [1])
+        let other = try RawConnection(path: file.url.path)
+        try other.execute(#"INSERT INTO "TodoItem" ("title", "isComplete", "priority") VALUES ('theirs', 0, 0)"#)
+        if raisingTheMark {
+            try other.execute(#"DELETE FROM "TodoItem" WHERE "title" = 'theirs'"#)
+            try other.execute("UPDATE \(Migrator.storeTable) SET value = '9' WHERE key = 'lastKey:TodoItem'")
+        }
+        #expect(try insert(["b"], into: container) == [raisingTheMark ? 10 : 3])
+    }
+
+    /// A save that deletes rows hands no keys over: the newest row may be gone, and SQLite
+    /// would give its key to a row inserted without one. (The save that deletes also inserts a
+    /// row of another table, so that it takes up the keys the save before handed over.)
+    @Test func aSaveThatDeletesTheNewestRowHandsNoKeysOver() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self, Account.self)
+        let context = ModelContext(container)
+        let (a, b, c) = (TodoItem(title: "a"), TodoItem(title: "b"), TodoItem(title: "c"))
+        context.insert(a)
+        context.insert(b)
+        try context.save()
+        context.insert(c)
+        try context.save()
+        context.delete(b)
+        context.delete(c)
+        context.insert(Account(code: "x", balance: 1))
+        try context.save()
+        let d = TodoItem(title: "d")
+        context.insert(d)
+        try context.save()
+        #expect(d.persistentModelID.rowID == 4)
+        #expect(try file.sql(#"SELECT "_pk", "title" FROM "TodoItem""#) == [["1", "a"], ["4", "d"]])
+    }
+
     /// A new row whose key is the table's largest plus one, the key SQLite gives a row inserted
     /// without one, is inserted without it (SQLite then need not search the table for the key).
     /// After the newest rows are deleted, and for models with unique attributes (an upsert may
