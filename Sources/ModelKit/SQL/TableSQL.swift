@@ -72,6 +72,10 @@ struct TableSQL: Sendable {
     /// The same, one statement per unique constraint, for dialects that take one conflict
     /// target per insert.
     let upsertPerConstraint: [String]
+    /// The properties of each unique constraint, by index.
+    let uniqueColumns: [[Int]]
+    /// The `SET` list of an upsert: every stored column (and `_type`) from `excluded`.
+    private let conflictAssignments: String
     /// A delete of one row, by primary key.
     let delete: String
     /// The indexes of the `@Attribute(.preserveValueOnDeletion)` properties with a column.
@@ -121,6 +125,8 @@ struct TableSQL: Sendable {
         // A conflict in a hierarchy makes the stored row the inserted model's class.
         let assigned = storedColumns.map { columns[$0] } + (hierarchy == nil ? [] : [Schema.Entity.Hierarchy.quotedTypeColumn])
         let assignments = assigned.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        conflictAssignments = assignments
+        uniqueColumns = uniqueConstraints.map { constraint in constraint.compactMap { unique in properties.firstIndex { $0.name == unique.name } } }
         let conflicts = uniqueConstraints.map { constraint in
             let target = constraint.map(\.name.quotedIdentifier).joined(separator: ", ")
             return " ON CONFLICT (\(target)) DO UPDATE SET \(assignments)"
@@ -256,6 +262,38 @@ struct TableSQL: Sendable {
         let assignments = indexes.map { "\(columns[$0]) = \"v\".\(columns[$0])" }.joined(separator: ", ")
         return "UPDATE \(table) SET \(assignments) FROM (VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))) "
             + "AS \"v\" (\(names)) WHERE \(table).\(pk) = \"v\".\(pk) RETURNING \(table).\(pk)"
+    }
+
+    /// An upsert of `rows` rows on the entity's one unique constraint, in one statement: bind
+    /// each row's new key, then its stored columns' values, as for ``insertWithKey(rows:)``. It
+    /// returns, for each row in order (from 1), the key of the row written (the stored row's,
+    /// after a conflict) and 1 if it was inserted, 0 if a conflict updated it.
+    ///
+    /// The rows' values come as a `VALUES` list named in a `WITH`, cast to their columns' types,
+    /// and the rows written are matched back to it: by the new key for a row inserted, by the
+    /// unique columns for one updated (no two rows of a statement may share them). Nil unless
+    /// the entity has exactly one unique constraint.
+    func upsertWithKey(rows: Int, _ dialect: SQLDialect) -> String? {
+        guard uniqueColumns.count == 1 else { return nil }
+        let pk = Self.quotedPrimaryKey
+        let order = "\"_modelkit_row\"", inserted = "\"_modelkit_inserted\""
+        let types = [dialect.valueType(.integer)] + storedColumns.map { dialect.valueType(properties[$0].codec!.affinity) }
+        let casts = types.map { "CAST(? AS \($0))" }.joined(separator: ", ")
+        let values = (1...rows).map { "(\($0), \(casts))" }.joined(separator: ", ")
+        let names = [pk] + storedColumns.map { columns[$0] }
+        // A hierarchy's rows also write their class's name to `_type`.
+        let written = names + (hierarchy == nil ? [] : [Schema.Entity.Hierarchy.quotedTypeColumn])
+        let selected = names + (hierarchy.map { [$0.typeName.sqlLiteral] } ?? [])
+        let unique = uniqueColumns[0].map { columns[$0] }
+        let target = unique.joined(separator: ", ")
+        func tuple(_ alias: String) -> String { "(" + unique.map { "\(alias).\($0)" }.joined(separator: ", ") + ")" }
+        return "WITH \"v\" (\(order), \(names.joined(separator: ", "))) AS (VALUES \(values)), "
+            + "\"w\" AS (INSERT INTO \(table) (\(written.joined(separator: ", "))) SELECT \(selected.joined(separator: ", ")) FROM \"v\" "
+            + "ON CONFLICT (\(target)) DO UPDATE SET \(conflictAssignments) "
+            + "RETURNING \(pk), \(unique.joined(separator: ", ")), \(dialect.upsertInsertedColumn ?? "1") AS \(inserted)) "
+            + "SELECT \"v\".\(order), \"w\".\(pk), \"w\".\(inserted) FROM \"v\" JOIN \"w\" "
+            + "ON (\"w\".\(inserted) = 1 AND \"w\".\(pk) = \"v\".\(pk)) OR (\"w\".\(inserted) = 0 AND \(tuple("\"w\"")) = \(tuple("\"v\""))) "
+            + "ORDER BY 1"
     }
 
     /// An update of the given stored columns of one row; the row's primary key is the last

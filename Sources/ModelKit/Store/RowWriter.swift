@@ -21,6 +21,9 @@ struct RowWriter {
     private var inserts = InsertStatements()
     private var updates = UpdateStatements()
     private var batches = InsertBatches()
+    /// Rows held back as upserts that met a stored row: the key each was given, and the stored
+    /// row's it took.
+    private var upsertedKeys: [RowKey: Int64] = [:]
     private var updateBatches = UpdateBatches()
     /// The rows written, for the store's history; nil when the store keeps none.
     var history: HistoryRecord?
@@ -63,7 +66,7 @@ struct RowWriter {
             var row: [SQLValue] = []
             for column in entity.sql.storedColumns { row.append(try storedValue(values(column), at: column, in: entity)) }
             let key = try batches.hold(row, of: entity, in: connection)
-            history?.insert(entity: entity.name, rowID: key)
+            if batches.upserts(entity) { settleUpserts() } else { history?.insert(entity: entity.name, rowID: key) }
             return key
         }
         // Where the engine hands out keys, the new key is bound before the columns, unless it is
@@ -83,11 +86,33 @@ struct RowWriter {
         try batches.expect(count, of: entity, in: connection)
     }
 
+    /// Whether rows of `entity` go in multi-row upserts: the key ``insert(_:values:)`` returns
+    /// for one is the one reserved, which ``finishInserts()`` may replace with a stored row's.
+    func upserts(_ entity: Schema.Entity) -> Bool {
+        batches.upserts(entity)
+    }
+
     /// Writes the rows held back and moves each table's mark past the keys handed out. Call once
-    /// the save's inserts are done, before any other statement.
-    mutating func finishInserts() throws {
+    /// the save's inserts are done, before any other statement. Returns the rows held back as
+    /// upserts that met a stored row: the key each was given, and the stored row's it took.
+    mutating func finishInserts() throws -> [RowKey: Int64] {
         try batches.flush(in: connection)
+        settleUpserts()
         try keys.record(in: connection)
+        return upsertedKeys
+    }
+
+    /// Records the history of the upserts written so far, and the keys of those that met a
+    /// stored row.
+    private mutating func settleUpserts() {
+        for row in batches.takeSettled() {
+            if row.inserted {
+                history?.insert(entity: row.entity.name, rowID: row.key)
+            } else {
+                recordUpsert(of: row.entity, rowID: row.key)
+                upsertedKeys[RowKey(entity: row.entity, rowID: row.reserved)] = row.key
+            }
+        }
     }
 
     /// Inserts (or upserts) the row, under `key` if there is one, and returns its key.

@@ -77,9 +77,16 @@ private struct SaveExecution {
     // MARK: Steps
 
     private mutating func insert(with writer: inout RowWriter) throws {
+        // Entities whose rows go in multi-row upserts: a key reserved for one of their rows is
+        // the row's only once the upsert says it inserted it.
+        var upserting: [Schema.Entity] = []
         if store.dialect.batchesInserts {
-            for (entity, count) in counts() { try writer.expectInserts(count, of: entity) }
+            for (entity, count) in counts() {
+                try writer.expectInserts(count, of: entity)
+                if writer.upserts(entity) { upserting.append(entity) }
+            }
         }
+        func isSettled(_ target: Int) -> Bool { upserting.isEmpty || !upserting.contains { $0 === plan.inserts[target].entity } }
         keys.reserveCapacity(plan.inserts.count)
         var references = plan.insertReferences.startIndex
         var later: [(insert: Int, reference: SavePlan.Reference)] = []
@@ -87,16 +94,27 @@ private struct SaveExecution {
             let first = references
             while references < plan.insertReferences.endIndex, plan.insertReferences[references].insert == place { references += 1 }
             let own = plan.insertReferences[first..<references]
-            for (_, reference) in own where reference.target >= place { later.append((place, reference)) }
+            for (_, reference) in own where reference.target >= place || !isSettled(reference.target) {
+                // The target's key is not known yet, or is the key reserved for an upsert that
+                // may take a stored row's.
+                later.append((place, reference))
+            }
             let key = try writer.insert(insert.entity) { column in
-                if !own.isEmpty, let (_, reference) = own.first(where: { $0.reference.column == column && $0.reference.target < place }) {
+                if !own.isEmpty,
+                    let (_, reference) = own.first(where: { $0.reference.column == column && $0.reference.target < place && isSettled($0.reference.target) })
+                {
                     return .integer(keys[reference.target])
                 }
                 return try insert.values(column)
             }
             keys.append(key)
         }
-        try writer.finishInserts()
+        let upserted = try writer.finishInserts()
+        if !upserted.isEmpty {
+            for place in keys.indices {
+                if let stored = upserted[RowKey(entity: plan.inserts[place].entity, rowID: keys[place])] { keys[place] = stored }
+            }
+        }
         for (place, reference) in later {
             try writer.setReference(
                 of: plan.inserts[place].entity, rowID: keys[place], column: reference.column, to: .integer(keys[reference.target]))
