@@ -271,7 +271,8 @@ struct TableSQL: Sendable {
     ///
     /// The rows' values come as a `VALUES` list named in a `WITH`, cast to their columns' types,
     /// and the rows written are matched back to it: by the new key for a row inserted, by the
-    /// unique columns for one updated (no two rows of a statement may share them). Nil unless
+    /// unique columns for one updated (no two rows of a statement may share them), in two joins
+    /// the server can hash, not one whose `OR` would compare every pair. Nil unless
     /// the entity has exactly one unique constraint.
     func upsertWithKey(rows: Int, _ dialect: SQLDialect) -> String? {
         guard uniqueColumns.count == 1 else { return nil }
@@ -291,8 +292,8 @@ struct TableSQL: Sendable {
             + "\"w\" AS (INSERT INTO \(table) (\(written.joined(separator: ", "))) SELECT \(selected.joined(separator: ", ")) FROM \"v\" "
             + "ON CONFLICT (\(target)) DO UPDATE SET \(conflictAssignments) "
             + "RETURNING \(pk), \(unique.joined(separator: ", ")), \(dialect.upsertInsertedColumn ?? "1") AS \(inserted)) "
-            + "SELECT \"v\".\(order), \"w\".\(pk), \"w\".\(inserted) FROM \"v\" JOIN \"w\" "
-            + "ON (\"w\".\(inserted) = 1 AND \"w\".\(pk) = \"v\".\(pk)) OR (\"w\".\(inserted) = 0 AND \(tuple("\"w\"")) = \(tuple("\"v\""))) "
+            + "SELECT \"v\".\(order), \"w\".\(pk), \"w\".\(inserted) FROM \"v\" JOIN \"w\" ON \"w\".\(pk) = \"v\".\(pk) WHERE \"w\".\(inserted) = 1 "
+            + "UNION ALL SELECT \"v\".\(order), \"w\".\(pk), \"w\".\(inserted) FROM \"v\" JOIN \"w\" ON \(tuple("\"w\"")) = \(tuple("\"v\"")) WHERE \"w\".\(inserted) = 0 "
             + "ORDER BY 1"
     }
 
