@@ -55,4 +55,15 @@ extension PostgresError: DatabaseFailure {
     package var isConstraintViolation: Bool { sqlState?.hasPrefix("23") ?? false }
     /// `40P01` (deadlock detected) and `40001` (serialization failure).
     package var isTransactionRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
+
+    package var databaseError: DatabaseError {
+        let code: DatabaseError.Code =
+            switch kind {
+            case .cannotConnect: .cannotConnect
+            case .connectionLost: .connectionLost
+            case .statementFailed, .valueNotStorable:
+                isUniqueViolation ? .uniqueViolation : isConstraintViolation ? .constraintViolation : isTransactionRetryable ? .transactionConflict : .other
+            }
+        return DatabaseError(code: code, message: message, sql: sql, underlying: self)
+    }
 }

@@ -79,8 +79,8 @@ public final class ModelContainer: Sendable, Equatable {
             requestThreads = RequestThreads(limit: Self.requestThreadLimit(of: stores))
         } catch let error as ModelKitError {
             throw error.asContainerError
-        } catch let error as SQLiteError {
-            throw ModelKitError.sqlite(error).asContainerError
+        } catch let failure as any DatabaseFailure {
+            throw ModelKitError.database(failure.databaseError).asContainerError
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// What can go wrong opening a store, migrating it, or reading and writing models.
 public enum ModelKitError: Error, CustomStringConvertible {
     /// The file at the URL is not a SQLite database, or is damaged beyond reading.
-    case notADatabase(URL, SQLiteError)
+    case notADatabase(URL, DatabaseError)
     /// The file is a SQLite database that another program made: ModelKit leaves it untouched.
     case notAModelKitStore(URL, tables: [String])
     /// The store could not be opened or created, for example because its directory is not writable.
@@ -49,9 +49,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// An identifier cannot be made from the given parts (see
     /// ``PersistentIdentifier/identifier(for:entityName:primaryKey:)``).
     case invalidIdentifier(String, reason: String)
-    /// A string or data value is longer than SQLite can store (1,000,000,000 bytes by default).
-    /// Nothing was written.
-    case valueTooLarge(SQLiteError)
+    /// A string or data value is longer than the database can store (1,000,000,000 bytes by
+    /// default in SQLite, 1 GB in PostgreSQL). Nothing was written.
+    case valueTooLarge(DatabaseError)
     /// A property's value is one the store's database cannot hold, such as a string with a NUL
     /// character in PostgreSQL. Nothing was written.
     case valueNotStorable(entity: String, property: String, reason: String)
@@ -67,8 +67,10 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A history predicate holds a token of another store, which says nothing about this one's
     /// history.
     case historyTokenOfAnotherStore(DefaultHistoryToken, storeIdentifier: String)
-    /// SQLite refused an operation, for example a constraint failure.
-    case sqlite(SQLiteError)
+    /// The store's database refused an operation, for example a constraint failure, or failed,
+    /// for example when its connection dropped: the same codes from SQLite and PostgreSQL (see
+    /// ``DatabaseError``).
+    case database(DatabaseError)
 
     public var description: String {
         switch self {
@@ -120,7 +122,7 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .invalidIdentifier(let identifier, let reason):
             "\(identifier) is not a persistent identifier: \(reason)."
         case .valueTooLarge(let error):
-            "A string or data value is longer than SQLite can store (\(error.message)). Nothing was written; "
+            "A string or data value is longer than the database can store (\(error.message)). Nothing was written; "
                 + "keep large data in files and store their URLs."
         case .valueNotStorable(let entity, let property, let reason):
             "\(entity).\(property) holds a value the store cannot keep: \(reason). Nothing was written."
@@ -137,7 +139,7 @@ public enum ModelKitError: Error, CustomStringConvertible {
         case .historyTokenOfAnotherStore(let token, let storeIdentifier):
             "The history token \(token) belongs to another store than this one (\(storeIdentifier)). "
                 + "Keep one token per store."
-        case .sqlite(let error):
+        case .database(let error):
             error.description
         }
     }

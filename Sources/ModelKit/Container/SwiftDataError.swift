@@ -4,7 +4,7 @@
 ///
 /// | ModelKit's failure | thrown as |
 /// |---|---|
-/// | a container cannot open, create or migrate its store (`notADatabase`, `notAModelKitStore`, `cannotOpenStore`, `storeLocked`, `incompatibleSchemaChange`, `migrationFailed`, `invalidSchema`, `unsupportedPropertyType`, `sqlite`) | ``loadIssueModelContainer`` |
+/// | a container cannot open, create or migrate its store (`notADatabase`, `notAModelKitStore`, `cannotOpenStore`, `storeLocked`, `incompatibleSchemaChange`, `migrationFailed`, `invalidSchema`, `unsupportedPropertyType`, `database`) | ``loadIssueModelContainer`` |
 /// | the store is newer than every version of the migration plan | ``backwardMigration`` |
 /// | the store matches no version of the migration plan | ``unknownSchema`` |
 /// | a configuration name that cannot name a file | ``configurationFileNameContainsInvalidCharacters`` |

@@ -15,7 +15,7 @@ extension ModelContext {
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
     ///   ``ModelKitError/deleteDenied(entity:relationship:)`` or
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)`` when a delete rule
-    ///   refuses; a typed error when SQLite refuses.
+    ///   refuses; ``ModelKitError/database(_:)`` when the database refuses or fails.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let link = link(for: try entity(for: T.self))
         let store = link.store

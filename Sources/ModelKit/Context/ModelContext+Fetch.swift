@@ -202,8 +202,8 @@ extension ModelContext {
         }
     }
 
-    /// Runs work on the store that holds `entity`, translating SQLite's errors into what they
-    /// mean for the store, then merges what other processes committed if the work saw any.
+    /// Runs work on the store that holds `entity`, translating the database's errors into what
+    /// they mean for the store, then merges what other processes committed if the work saw any.
     func run<R>(on entity: Schema.Entity, _ body: () throws -> R) throws -> R {
         try run(on: link(for: entity), body)
     }
@@ -214,8 +214,8 @@ extension ModelContext {
             let result = try body()
             noticeCommitsSeenByReader(of: link)
             return result
-        } catch let error as SQLiteError {
-            throw link.store.error(for: error)
+        } catch let failure as any DatabaseFailure {
+            throw link.store.error(for: failure)
         }
     }
 

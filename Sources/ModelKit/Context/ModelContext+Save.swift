@@ -47,7 +47,7 @@ extension ModelContext {
     /// - Throws: ``ModelKitError/saveNotAllowed(_:)`` when the container does not allow saves;
     ///   ``ModelKitError/saveConflict(entity:identifiers:)`` when a changed or deleted model's row
     ///   was deleted elsewhere; ``ModelKitError/storeLocked(_:)`` when another process holds the
-    ///   store; ``ModelKitError/sqlite(_:)`` when SQLite refuses a write.
+    ///   store; ``ModelKitError/database(_:)`` when the database refuses a write or fails.
     public func save() throws {
         try save(inOneTransaction: false)
     }
@@ -113,7 +113,7 @@ extension ModelContext {
         while true {
             do {
                 return try write(batch, attaching: attachment)
-            } catch let failure as any DatabaseFailure where failure.isTransactionRetryable && attempt < Self.saveAttempts {
+            } catch ModelKitError.database(let failure) where failure.isTransactionRetryable && attempt < Self.saveAttempts {
                 attempt += 1
             }
         }

@@ -125,4 +125,6 @@ package protocol DatabaseFailure: Error {
     /// The database ended the transaction to let a concurrent one go on (a deadlock, or a
     /// serialization failure): nothing was written, and running it again can succeed.
     var isTransactionRetryable: Bool { get }
+    /// The error as ModelKit reports it, with this one as its underlying error.
+    var databaseError: DatabaseError { get }
 }

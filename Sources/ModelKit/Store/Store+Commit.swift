@@ -46,7 +46,7 @@ extension Store {
             }
         } catch {
             externalFiles?.remove(writtenFiles)
-            if let error = error as? SQLiteError { throw self.error(for: error) }
+            if let failure = error as? any DatabaseFailure { throw self.error(for: failure) }
             throw error
         }
     }

@@ -24,8 +24,8 @@ extension Store {
                 externalFiles?.remove(files)
                 access.publish(change, from: nil)
             }
-        } catch let error as SQLiteError {
-            throw self.error(for: error)
+        } catch let failure as any DatabaseFailure {
+            throw error(for: failure)
         }
     }
 }

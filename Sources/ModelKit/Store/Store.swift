@@ -74,12 +74,10 @@ final class Store: @unchecked Sendable {
                 return (identifier, hasHistory)
             }
             identity = StoreIdentity(identifier)
-        } catch let error as SQLiteError where error.isCorruption {
-            throw ModelKitError.notADatabase(url, error)
-        } catch let error as SQLiteError where error.isBusy {
-            throw ModelKitError.storeLocked(url)
-        } catch let error as SQLiteError where error.isAccessFailure {
-            throw ModelKitError.cannotOpenStore(url, reason: error.message)
+        } catch let failure as any DatabaseFailure where failure.databaseError.code == .cannotConnect {
+            throw ModelKitError.cannotOpenStore(url, reason: failure.databaseError.message)
+        } catch let failure as any DatabaseFailure {
+            throw Self.error(for: failure, at: url)
         }
     }
 
@@ -180,12 +178,20 @@ final class Store: @unchecked Sendable {
         }
     }
 
-    /// What a SQLite error means for this store, as a ``ModelKitError``.
-    func error(for error: SQLiteError) -> ModelKitError {
-        if error.isCorruption { return .notADatabase(url, error) }
-        if error.isBusy { return .storeLocked(url) }
-        if error.isTooBig { return .valueTooLarge(error) }
-        return .sqlite(error)
+    /// What the database's error means for this store, as a ``ModelKitError``: errors cross
+    /// from the backend as the engine's own.
+    func error(for failure: any DatabaseFailure) -> ModelKitError {
+        Self.error(for: failure, at: url)
+    }
+
+    private static func error(for failure: any DatabaseFailure, at url: URL) -> ModelKitError {
+        let error = failure.databaseError
+        switch error.code {
+        case .notADatabase: return .notADatabase(url, error)
+        case .busy: return .storeLocked(url)
+        case .valueTooLarge: return .valueTooLarge(error)
+        default: return .database(error)
+        }
     }
 }
 

@@ -61,7 +61,7 @@ final class StoreAccess: @unchecked Sendable {
     private static let registry = Mutex<[String: WeakAccess]>([:])
 
     /// The access layer of the store at `path`: the process's existing one, or a new one.
-    /// - Throws: ``SQLiteError`` when the store cannot be opened.
+    /// - Throws: the database's error when the store cannot be opened.
     static func open(path: String, isInMemory: Bool) throws -> StoreAccess {
         try open(key: path) { try StoreAccess(path: path, isInMemory: isInMemory, driver: nil) }
     }

@@ -5,7 +5,7 @@ enum SyncFailures {
     /// instance recorded the same push or identifier first) or a retryable transaction.
     static func isConcurrentWrite(_ error: any Error) -> Bool {
         if let failure = error as? any DatabaseFailure { return failure.isUniqueViolation || failure.isTransactionRetryable }
-        if case .sqlite(let failure)? = error as? ModelKitError { return failure.isUniqueViolation }
+        if case .database(let failure)? = error as? ModelKitError { return failure.isUniqueViolation || failure.isTransactionRetryable }
         return false
     }
 }

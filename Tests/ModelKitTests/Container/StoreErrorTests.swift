@@ -14,8 +14,8 @@ import Testing
         #expect {
             _ = try store.container(for: TodoItem.self)
         } throws: { error in
-            guard let error = modelKitError(error), case ModelKitError.notADatabase(let url, let sqlite) = error else { return false }
-            return url == store.url && sqlite.code == SQLITE_NOTADB
+            guard let error = modelKitError(error), case ModelKitError.notADatabase(let url, let failure) = error else { return false }
+            return url == store.url && failure.code == .notADatabase && (failure.underlying as? SQLiteError)?.code == SQLITE_NOTADB
         }
         #expect(try Data(contentsOf: store.url) == Data(repeating: 0x41, count: 4096))
     }
@@ -36,8 +36,8 @@ import Testing
             let context = ModelContext(try store.container(for: TodoItem.self))
             _ = try context.fetch(FetchDescriptor<TodoItem>())
         } throws: { error in
-            guard let error = modelKitError(error), case ModelKitError.notADatabase(_, let sqlite) = error else { return false }
-            return sqlite.code == SQLITE_CORRUPT
+            guard let error = modelKitError(error), case ModelKitError.notADatabase(_, let failure) = error else { return false }
+            return (failure.underlying as? SQLiteError)?.code == SQLITE_CORRUPT
         }
     }
 
@@ -87,8 +87,9 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard let error = modelKitError(error), case ModelKitError.sqlite(let sqlite) = error else { return false }
-            return sqlite.message == "refused" && sqlite.code == SQLITE_CONSTRAINT
+            guard let error = modelKitError(error), case ModelKitError.database(let failure) = error else { return false }
+            return failure.code == .constraintViolation && failure.message == "refused"
+                && (failure.underlying as? SQLiteError)?.code == SQLITE_CONSTRAINT
         }
         #expect(try store.sql("SELECT * FROM TodoItem") == before)
         #expect(context.hasChanges)
@@ -108,6 +109,27 @@ import Testing
             guard let error = modelKitError(error), case ModelKitError.storedValueMismatch("TodoItem", "isComplete", "Bool", _) = error else { return false }
             return true
         }
+    }
+
+    /// What the database refuses reaches the app as the engine's own error, with the same code
+    /// from SQLite and PostgreSQL, and the database's own error beside it.
+    @Test(arguments: StoreKind.sharedStores)
+    func aRefusedWriteIsTheSameDatabaseErrorOnEveryBackend(_ kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: TodoItem.self)
+        _ = try store.sql(#"CREATE UNIQUE INDEX "one_title" ON "TodoItem" ("title")"#)
+        let context = ModelContext(container)
+        context.insert(TodoItem(title: "twice"))
+        try context.save()
+        context.insert(TodoItem(title: "twice"))
+        #expect {
+            try context.save()
+        } throws: { error in
+            guard case .database(let failure)? = error as? ModelKitError else { return false }
+            let backend = kind == .postgres ? "PostgreSQL" : "SQLite"
+            return failure.code == .uniqueViolation && failure.sql?.contains("INSERT") == true && "\(failure)".hasPrefix(backend)
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 1)
     }
 
     @Test func sqliteErrorDescriptionNamesCodeMessageAndStatement() {

@@ -15,7 +15,7 @@ struct PostgresPipelineTests {
     }
 
     func failedStatement(_ error: any Error) -> String? {
-        if let error = error as? PostgresError { return error.sql }
+        if let error = databaseError(error) { return error.sql }
         if let error = modelKitError(error) { return "\(error)" }
         return nil
     }
@@ -70,7 +70,7 @@ struct PostgresPipelineTests {
         #expect {
             try context.save()
         } throws: { error in
-            (error as? PostgresError)?.kind == .connectionLost
+            databaseError(error)?.code == .connectionLost && (databaseError(error)?.underlying as? PostgresError)?.kind == .connectionLost
         }
         context.statementTrace = nil
         #expect(try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) == [["before"]])
@@ -102,7 +102,7 @@ struct PostgresPipelineTests {
         #expect {
             try context.save()
         } throws: { error in
-            (error as? PostgresError)?.kind == .connectionLost
+            databaseError(error)?.code == .connectionLost && (databaseError(error)?.underlying as? PostgresError)?.kind == .connectionLost
         }
         context.statementTrace = nil
         #expect(try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) == [["kept"]])

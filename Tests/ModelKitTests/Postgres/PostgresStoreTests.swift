@@ -168,8 +168,8 @@ struct PostgresStoreTests {
         #expect {
             _ = try ModelContainer(for: Schema([TodoItem.self]), configurations: [configuration])
         } throws: { error in
-            guard let error = error as? PostgresError else { return false }
-            return error.kind == .cannotConnect && !"\(error)".contains("s3cret-pw")
+            guard let failure = databaseError(error), let postgres = failure.underlying as? PostgresError else { return false }
+            return failure.code == .cannotConnect && postgres.kind == .cannotConnect && !"\(error)".contains("s3cret-pw")
         }
         #expect(Date().timeIntervalSince(start) < 5)
     }
@@ -185,7 +185,7 @@ struct PostgresStoreTests {
         #expect {
             try context.save()
         } throws: { error in
-            (error as? PostgresError)?.kind == .connectionLost
+            databaseError(error)?.code == .connectionLost
         }
         try context.save()
         #expect(try ModelContext(container).fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)])).map(\.title) == ["before", "during"])
@@ -208,7 +208,7 @@ struct PostgresStoreTests {
             do {
                 #expect(try reader.fetch(all).map(\.title) == ["kept"])
                 break
-            } catch let error as PostgresError where error.kind == .connectionLost {
+            } catch let error where databaseError(error)?.code == .connectionLost {
                 lost += 1
             }
         }

@@ -165,6 +165,14 @@ func modelKitError(_ error: any Error) -> ModelKitError? {
     (error as? ModelKitError) ?? (error as? SwiftDataError)?.underlying
 }
 
+/// The database's error `error` reports, as ModelKit reports it from either backend.
+func databaseError(_ error: any Error) -> DatabaseError? {
+    switch modelKitError(error) {
+    case .database(let failure)?, .notADatabase(_, let failure)?, .valueTooLarge(let failure)?: failure
+    default: nil
+    }
+}
+
 /// Runs `modelkit-crash-writer` to completion: `saves` saves of twenty `Entry` rows to the store
 /// at `url`, from another process, with the author "crash-writer".
 func runCrashWriter(at url: URL, saves: Int) throws -> Process {

@@ -65,4 +65,16 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     var isAccessFailure: Bool { code == SQLITE_READONLY || code == SQLITE_CANTOPEN }
 }
 
-extension SQLiteError: DatabaseFailure {}
+extension SQLiteError: DatabaseFailure {
+    package var databaseError: DatabaseError {
+        let kind: DatabaseError.Code =
+            if isUniqueViolation { .uniqueViolation }
+            else if isConstraintViolation { .constraintViolation }
+            else if isCorruption { .notADatabase }
+            else if isBusy { .busy }
+            else if isTooBig { .valueTooLarge }
+            else if isAccessFailure { .cannotConnect }
+            else { .other }
+        return DatabaseError(code: kind, message: message, sql: sql, underlying: self)
+    }
+}
