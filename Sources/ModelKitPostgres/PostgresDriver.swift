@@ -9,6 +9,7 @@ struct PostgresDriver: DatabaseDriver {
     var pooledConnections = 16
 
     var dialect: SQLDialect { .postgres }
+    var writesConcurrently: Bool { true }
 
     /// The database's URL without its password.
     var displayURL: URL { PostgresConfiguration.redacted(url) }
@@ -44,7 +45,7 @@ struct PostgresDriver: DatabaseDriver {
         return try PostgresConnection(keywords: keywords, values: values, searchPath: searchPath)
     }
 
-    func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> any DriverListener {
+    func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> (any DriverListener)? {
         let (keywords, values) = connectionParameters
         return try PostgresListener(keywords: keywords, values: values, channel: channel, receive: receive)
     }

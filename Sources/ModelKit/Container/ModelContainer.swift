@@ -88,7 +88,8 @@ public final class ModelContainer: Sendable, Equatable {
     /// twice the cores for SQLite, whose readers run side by side and whose writer takes turns.
     private static func requestThreadLimit(of stores: [Store]) -> Int {
         stores.map { store in
-            guard let driver = store.access.driver else { return 2 * ProcessInfo.processInfo.activeProcessorCount }
+            let driver = store.access.driver
+            guard driver.writesConcurrently else { return 2 * ProcessInfo.processInfo.activeProcessorCount }
             return driver.pooledConnections > 0 ? driver.pooledConnections : 16
         }.max() ?? 1
     }

@@ -17,14 +17,14 @@ struct ConnectionConfiguration: Sendable {
     static let standard = ConnectionConfiguration()
 
     /// Opens a connection to the database at `path` with these settings.
-    func connect(_ path: String, isInMemory: Bool) throws -> Connection {
-        let connection = try Connection(path: path, busyTimeout: busyTimeout)
+    func connect(_ path: String, isInMemory: Bool) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, readOnly: false, busyTimeout: busyTimeout)
         if !isInMemory { try connection.execute("PRAGMA synchronous = \(synchronous)") }
         return connection
     }
 
     /// Sets the store's journal mode, through its writer.
-    func prepareStore(through writer: Connection, isInMemory: Bool) throws {
+    func prepareStore(through writer: any DatabaseConnection, isInMemory: Bool) throws {
         if !isInMemory { try writer.execute("PRAGMA journal_mode = \(journalMode)") }
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
 
-/// A database other than the built-in SQLite, as a separate module (`ModelKitPostgres`)
-/// provides it: connections, the dialect its SQL is written in, and how other instances'
-/// commits are heard. ModelKit itself writes every statement. SQLite is a backend on the same
-/// terms (``SQLiteConnection``), built in.
+/// A database backend: connections, the dialect its SQL is written in, whether it takes writes
+/// from many connections at once, and how other instances' commits are heard. ModelKit itself
+/// writes every statement. SQLite is one, built in (``SQLiteDriver``); a separate module
+/// provides another (`ModelKitPostgres`).
 package protocol DatabaseDriver: Sendable {
     /// The SQL the database speaks.
     var dialect: SQLDialect { get }
@@ -14,11 +14,24 @@ package protocol DatabaseDriver: Sendable {
     /// How many idle connections the process keeps for the next contexts. Past it, a context's
     /// connection is closed when the context goes, and the next context connects anew.
     var pooledConnections: Int { get }
+    /// Whether the database lives in the process's memory only: no other process reaches it.
+    var isInMemory: Bool { get }
+    /// Whether the database takes writes from many connections at once (PostgreSQL), so that
+    /// contexts save through their own connections; else saves take turns at one writer (SQLite).
+    var writesConcurrently: Bool { get }
     /// A new connection.
     func connect() throws -> any DatabaseConnection
+    /// Sets a store's database up through its writer, before ModelKit checks and migrates it.
+    func prepareStore(through writer: any DatabaseConnection) throws
     /// Starts delivering the payloads other connections send on `channel` with
-    /// ``DatabaseConnection/notify(_:payload:)``, until the listener is released.
-    func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> any DriverListener
+    /// ``DatabaseConnection/notify(_:payload:)``, until the listener is released; nil where other
+    /// instances' commits are heard otherwise (SQLite's data version).
+    func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> (any DriverListener)?
+}
+
+extension DatabaseDriver {
+    package var isInMemory: Bool { false }
+    package func prepareStore(through writer: any DatabaseConnection) throws {}
 }
 
 /// One connection of a backend, SQLite's or a driver's, used from one isolation domain at a time.

@@ -34,46 +34,26 @@ final class Store: @unchecked Sendable {
         pinnedConnection = writer
     }
 
-    init(configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
-        pinnedConnection = nil
-        url = configuration.url
-        allowsSave = configuration.allowsSave
-        externalFiles = configuration.isStoredInMemoryOnly ? nil : ExternalFiles(store: configuration.url)
+    /// A SQLite store, in its file or in memory: a ``SQLiteDriver``'s database, with large
+    /// `.externalStorage` values in files beside the store.
+    convenience init(configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        let url = configuration.url
         let path: String
         if configuration.isStoredInMemoryOnly {
             path = "file:/modelkit-\(UUID().uuidString)?vfs=memdb"
         } else {
-            path = configuration.url.standardizedFileURL.path
+            path = url.standardizedFileURL.path
             do {
-                try FileManager.default.createDirectory(
-                    at: configuration.url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             } catch {
-                throw ModelKitError.cannotOpenStore(configuration.url, reason: error.localizedDescription)
+                throw ModelKitError.cannotOpenStore(url, reason: error.localizedDescription)
             }
         }
-        let url = url
         do {
-            let access = try StoreAccess.open(path: path, isInMemory: configuration.isStoredInMemoryOnly)
-            self.access = access
-            let isInMemory = configuration.isStoredInMemoryOnly
-            let recordsHistory = configuration.recordsHistory
-            let allowsSave = allowsSave
-            let identifier: String
-            (identifier, self.recordsHistory) = try access.write(trace: nil) { turn in
-                let writer = turn.writer
-                let (identifier, hasHistory) = try Self.prepare(
-                    url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
-                    recordsHistory: recordsHistory, allowsSave: allowsSave
-                ) {
-                    try ConnectionConfiguration.standard.prepareStore(through: writer, isInMemory: isInMemory)
-                }
-                if hasHistory { try access.followHistory(in: &turn) }
-                // Switching a new file to WAL moves the writer's data version: take that in now, so
-                // that the first save does not look like another process's commit.
-                try access.publishExternalCommits(&turn)
-                return (identifier, hasHistory)
-            }
-            identity = StoreIdentity(identifier)
+            try self.init(
+                driver: SQLiteDriver(path: path, isInMemory: configuration.isStoredInMemoryOnly, displayURL: url),
+                allowsSave: configuration.allowsSave, recordsHistory: configuration.recordsHistory, schema: schema,
+                migrationPlan: migrationPlan, externalFiles: configuration.isStoredInMemoryOnly ? nil : ExternalFiles(store: url))
         } catch let failure as any DatabaseFailure where failure.databaseError.code == .cannotConnect {
             throw ModelKitError.cannotOpenStore(url, reason: failure.databaseError.message)
         } catch let failure as any DatabaseFailure {
@@ -81,23 +61,35 @@ final class Store: @unchecked Sendable {
         }
     }
 
-    /// A store in a driver's database (PostgreSQL): migrated as a SQLite store is, with commits
-    /// announced to and heard from other instances on the store's own channel.
+    /// A store in `driver`'s database, SQLite's or another's: checked and migrated in the
+    /// writer's turn, its history followed where other processes' commits are read from it, and
+    /// other instances' commits heard on the store's own channel where the database announces
+    /// them.
     init(
-        driver: any DatabaseDriver, allowsSave: Bool, recordsHistory: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?
+        driver: any DatabaseDriver, allowsSave: Bool, recordsHistory: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
+        externalFiles: ExternalFiles? = nil
     ) throws {
         pinnedConnection = nil
         url = driver.displayURL
         self.allowsSave = allowsSave
-        externalFiles = nil
+        self.externalFiles = externalFiles
         let access = try StoreAccess.open(driver: driver)
         self.access = access
         let url = url
         let identifier: String
         (identifier, self.recordsHistory) = try access.write(trace: nil) { turn in
-            try Self.prepare(
-                url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: turn.writer,
-                recordsHistory: recordsHistory, allowsSave: allowsSave)
+            let writer = turn.writer
+            let (identifier, hasHistory) = try Self.prepare(
+                url: url, schema: schema, migrationPlan: migrationPlan, access: access, writer: writer,
+                recordsHistory: recordsHistory, allowsSave: allowsSave
+            ) {
+                try driver.prepareStore(through: writer.backend)
+            }
+            if hasHistory, access.noticesOtherProcesses { try access.followHistory(in: &turn) }
+            // Switching a new file to WAL moves the writer's data version: take that in now, so
+            // that the first save does not look like another process's commit.
+            try access.publishExternalCommits(&turn)
+            return (identifier, hasHistory)
         }
         identity = StoreIdentity(identifier)
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
@@ -155,7 +147,7 @@ final class Store: @unchecked Sendable {
     /// database takes writes from many connections at once (PostgreSQL), so that saves of
     /// different contexts run at once and a request needs one connection, not two. SQLite takes
     /// one writer at a time: its saves queue for the store's writer.
-    var savesOnContextConnections: Bool { access.driver != nil && pinnedConnection == nil }
+    var savesOnContextConnections: Bool { access.driver.writesConcurrently && pinnedConnection == nil }
 
     /// A reader for a context: the pinned connection of a migration stage, or one of the
     /// access's readers. Give it back with ``checkIn(_:)``.

@@ -18,10 +18,10 @@ final class StoreAccess: @unchecked Sendable {
     /// The path or `file:` URI connections open; for a driver's database, its location.
     let path: String
     let isInMemory: Bool
-    /// The database's driver; nil for SQLite.
-    let driver: (any DatabaseDriver)?
+    /// The database's backend.
+    let driver: any DatabaseDriver
     /// The SQL the store speaks.
-    var dialect: SQLDialect { driver?.dialect ?? .sqlite }
+    var dialect: SQLDialect { driver.dialect }
     /// Whether other processes' commits are found by asking the writer (SQLite's `data_version`):
     /// on a SQLite file. (An in-memory store has no other process; a driver's database announces
     /// commits, heard with ``listen(on:)``.)
@@ -60,16 +60,10 @@ final class StoreAccess: @unchecked Sendable {
 
     private static let registry = Mutex<[String: WeakAccess]>([:])
 
-    /// The access layer of the store at `path`: the process's existing one, or a new one.
-    /// - Throws: the database's error when the store cannot be opened.
-    static func open(path: String, isInMemory: Bool) throws -> StoreAccess {
-        try open(key: path) { try StoreAccess(path: path, isInMemory: isInMemory, driver: nil) }
-    }
-
-    /// The access layer of a driver's database: the process's existing one, or a new one.
-    /// - Throws: the driver's error when it cannot connect.
+    /// The access layer of `driver`'s database: the process's existing one, or a new one.
+    /// - Throws: the database's error when it cannot be opened or reached.
     static func open(driver: any DatabaseDriver) throws -> StoreAccess {
-        try open(key: driver.location) { try StoreAccess(path: driver.location, isInMemory: false, driver: driver) }
+        try open(key: driver.location) { try StoreAccess(driver: driver) }
     }
 
     private static func open(key: String, _ make: () throws -> StoreAccess) throws -> StoreAccess {
@@ -81,11 +75,11 @@ final class StoreAccess: @unchecked Sendable {
         }
     }
 
-    private init(path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws {
-        self.path = path
-        self.isInMemory = isInMemory
+    private init(driver: any DatabaseDriver) throws {
+        path = driver.location
+        isInMemory = driver.isInMemory
         self.driver = driver
-        let writer = try Self.connect(path, isInMemory: isInMemory, driver: driver)
+        let writer = try Self.connect(driver)
         let dataVersion = try writer.externalCommitCount()
         turns = WriterLock(WriterTurn(writer: writer, dataVersion: dataVersion))
         noticesOtherProcesses = !isInMemory && dataVersion != nil
@@ -100,9 +94,8 @@ final class StoreAccess: @unchecked Sendable {
     }
 
     /// Opens a connection with the settings every connection to the store gets.
-    private static func connect(_ path: String, isInMemory: Bool, driver: (any DatabaseDriver)?) throws -> Connection {
-        if let driver { return Connection(try driver.connect(), dialect: driver.dialect) }
-        return try ConnectionConfiguration.standard.connect(path, isInMemory: isInMemory)
+    private static func connect(_ driver: any DatabaseDriver) throws -> Connection {
+        Connection(try driver.connect(), dialect: driver.dialect)
     }
 
     // MARK: Writing
@@ -199,14 +192,14 @@ final class StoreAccess: @unchecked Sendable {
     /// A reader connection for a context: an idle one if there is one, else a new one.
     func reader() throws -> Connection {
         if let idle = idle.withLock({ $0.popLast() }) { return idle.connection }
-        return try Self.connect(path, isInMemory: isInMemory, driver: driver)
+        return try Self.connect(driver)
     }
 
     /// Takes back a context's reader, keeping a few for the next contexts.
     func checkIn(_ connection: Connection) {
         connection.trace = nil
         idle.withLock { idle in
-            guard idle.count < driver?.pooledConnections ?? ConnectionConfiguration.standard.idleReaderLimit else { return }
+            guard idle.count < driver.pooledConnections else { return }
             idle.append(IdleConnection(connection: connection))
         }
     }
@@ -217,7 +210,6 @@ final class StoreAccess: @unchecked Sendable {
     /// announcement is published to the process's contexts as a change. Call once the store's
     /// identifier is known.
     func listen(on channel: String) throws {
-        guard let driver else { return }
         try listening.withLock { listening in
             guard listening == nil else { return }
             let instance = instance
@@ -225,7 +217,7 @@ final class StoreAccess: @unchecked Sendable {
                 guard let self, let change = StoreChange(announcement: payload, ignoring: instance) else { return }
                 publish(change, from: nil)
             }
-            listening = (listener, channel)
+            if let listener { listening = (listener, channel) }
         }
     }
 
