@@ -14,11 +14,23 @@ enum HistorySQL {
             """
     }
 
-    /// Appends one transaction: bind its timestamp, author, bundle, process and changes.
-    static let insert =
-        #"INSERT INTO _modelkit_history ("timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?)"#
-    /// ``insert``, returning the new token, for dialects where the connection does not tell it.
-    static let insertReturningToken = insert + #" RETURNING "token""#
+    /// The newest token given out on SQLite: the table's largest, or the newest a deletion
+    /// removed (``HistoryTable/deletedThroughKey``), whichever is larger.
+    static let newestToken = """
+        SELECT max(coalesce((SELECT max("token") FROM \(table)), 0), \
+        coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = '\(HistoryTable.deletedThroughKey)'), 0))
+        """
+    /// Appends one transaction on SQLite, under the token after ``newestToken``: bind its
+    /// timestamp, author, bundle, process and changes. The table needs no `AUTOINCREMENT`, whose
+    /// `sqlite_sequence` row every insert would write (a page more a save): deletions keep the
+    /// newest token they removed.
+    static let insert = """
+        INSERT INTO \(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES ((\(newestToken)) + 1, ?, ?, ?, ?, ?)
+        """
+    /// Appends one transaction, returning the new token, for dialects where the connection does
+    /// not tell it and the database makes the token.
+    static let insertReturningToken =
+        #"INSERT INTO _modelkit_history ("timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?) RETURNING "token""#
     /// Every column of the transactions, in ``HistoryTable``'s order.
     static let select = #"SELECT "token", "timestamp", "author", "bundle", "process", "changes" FROM _modelkit_history"#
     /// The tokens and changes after the token bound, in order.

@@ -150,12 +150,13 @@ package enum SQLDialect: Sendable {
     }
 
     /// The history table's key: numbers never reused, not even after the newest rows go. On
-    /// PostgreSQL, the writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping),
+    /// SQLite, the token after the newest given out (see ``HistorySQL/insert``; stores made with
+    /// `AUTOINCREMENT` keep it, and their tokens go on from the same numbers). On PostgreSQL, the writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping),
     /// so concurrent writers take tokens without waiting for each other; see
     /// ``historySettledBound``.
     var historyTokenDefinition: String {
         switch self {
-        case .sqlite: "INTEGER PRIMARY KEY AUTOINCREMENT"
+        case .sqlite: "INTEGER PRIMARY KEY"
         case .postgres: "BIGINT PRIMARY KEY DEFAULT (\(Self.currentTransactionID))"
         }
     }
@@ -167,7 +168,7 @@ package enum SQLDialect: Sendable {
     /// PostgreSQL, the current transaction's id: every token taken so far is smaller.
     var newestHistoryToken: String {
         switch self {
-        case .sqlite: "SELECT seq FROM sqlite_sequence WHERE name = '_modelkit_history'"
+        case .sqlite: HistorySQL.newestToken
         case .postgres: "SELECT \(Self.currentTransactionID)"
         }
     }

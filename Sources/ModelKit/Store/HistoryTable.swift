@@ -3,9 +3,10 @@ import Foundation
 /// The store's history: one row per transaction, in the same SQLite transaction as its data, so
 /// that data and history never disagree, not even after a crash.
 ///
-/// `token` is an `AUTOINCREMENT` key on SQLite, and the writing transaction's id on PostgreSQL
-/// (see ``SQLDialect/historyTokenDefinition``), so numbers are never reused, even after the
-/// newest transactions are deleted. The changes of a transaction are one
+/// `token` follows the newest token given out on SQLite (the largest, or the newest a deletion
+/// removed), and is the writing transaction's id on PostgreSQL (see
+/// ``SQLDialect/historyTokenDefinition``), so numbers are never reused, even after the newest
+/// transactions are deleted. The changes of a transaction are one
 /// ``HistoryRecord`` blob.
 enum HistoryTable {
     static let name = HistorySQL.table
@@ -105,8 +106,9 @@ enum HistoryTable {
     /// (``ModelContainer/deleteAllData()``): every token given out so far expires, so no reader
     /// resumes as if it had missed nothing. Call inside a write transaction.
     static func deleteAll(in connection: Connection) throws {
+        let newest = try newestToken(in: connection)
         try connection.execute(HistorySQL.deleteAll)
-        try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(try newestToken(in: connection) + 1))])
+        try connection.statement(Migrator.setStoredValue).run([.text(deletedThroughKey), .text(String(newest + 1))])
     }
 
     /// What the transactions after `token` changed, merged, for the contexts of another process,

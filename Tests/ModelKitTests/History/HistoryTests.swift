@@ -1,5 +1,5 @@
 import Foundation
-import ModelKit
+@testable import ModelKit
 import Testing
 
 @Model final class Trip {
@@ -210,6 +210,54 @@ private func describe(_ change: HistoryChange) -> String {
             if case .historyTokenExpired(token)? = modelKitError(error) { return true }
             return false
         }
+    }
+
+    /// Tokens are never given again, not after the newest transactions are deleted, and not
+    /// after the store is opened again.
+    @Test(arguments: StoreKind.allCases)
+    func deletingTheNewestTransactionsNeverGivesTheirTokensAgain(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        var container = try store.container(for: Trip.self)
+        var context = ModelContext(container)
+        for name in ["a", "b"] {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+        }
+        let newest = try #require(try context.fetchHistory(Transactions()).last?.token)
+        try context.deleteHistory(Transactions())
+        if kind == .onDisk {
+            container = try store.container(for: Trip.self)
+            context = ModelContext(container)
+        }
+        context.insert(Trip(name: "c", nights: 1))
+        try context.save()
+        let next = try #require(try context.fetchHistory(Transactions()).first?.token)
+        #expect(next.value == newest.value + 1)
+    }
+
+    /// A store whose history table was made with `AUTOINCREMENT` goes on after its newest token,
+    /// and the tokens of a new store follow one another.
+    @Test func aHistoryMadeWithAutoincrementGoesOnAfterItsNewestToken() throws {
+        let file = try TemporaryStore()
+        do {
+            let context = ModelContext(try file.container(for: Trip.self))
+            context.insert(Trip(name: "a", nights: 1))
+            try context.save()
+            #expect(try context.fetchHistory(Transactions()).map(\.token.value) == [1])
+        }
+        _ = try file.sql("ALTER TABLE _modelkit_history RENAME TO made_before")
+        _ = try file.sql(
+            """
+            CREATE TABLE _modelkit_history ("token" INTEGER PRIMARY KEY AUTOINCREMENT, "timestamp" REAL NOT NULL, "author" TEXT,
+                "bundle" TEXT NOT NULL, "process" TEXT NOT NULL, "changes" BLOB NOT NULL)
+            """)
+        _ = try file.sql(#"INSERT INTO _modelkit_history SELECT 41, "timestamp", "author", "bundle", "process", "changes" FROM made_before"#)
+        _ = try file.sql("DROP TABLE made_before")
+        let context = ModelContext(try file.container(for: Trip.self))
+        context.insert(Trip(name: "b", nights: 1))
+        try context.save()
+        #expect(try context.fetchHistory(Transactions()).map(\.token.value) == [41, 42])
+        #expect(try file.sql("SELECT seq FROM sqlite_sequence WHERE name = '_modelkit_history'") == [["42"]])
     }
 
     @Test func aTokenOfAnotherStoreIsRefused() throws {

@@ -137,7 +137,7 @@ import Testing
     @Test func theHistoryTableIsCreatedAndTrimmedInEitherDialect() {
         #expect(
             HistorySQL.create(.sqlite).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-                == #"CREATE TABLE IF NOT EXISTS _modelkit_history ( "token" INTEGER PRIMARY KEY AUTOINCREMENT, "timestamp" REAL NOT NULL, "#
+                == #"CREATE TABLE IF NOT EXISTS _modelkit_history ( "token" INTEGER PRIMARY KEY, "timestamp" REAL NOT NULL, "#
                 + #""author" TEXT, "bundle" TEXT NOT NULL, "process" TEXT NOT NULL, "changes" BLOB NOT NULL)"#)
         #expect(
             HistorySQL.create(.postgres).split(whereSeparator: \.isWhitespace).joined(separator: " ")
