@@ -4,7 +4,6 @@
 ///
 /// It knows entities, keys and values, never models: a save hands it each row's values as a
 /// function of the property index. Saves reach it through ``Store/save(_:trace:author:from:on:)``,
-/// which calls its steps in their order. Saves reach it through ``Store/save(_:trace:author:from:on:)``,
 /// which calls its steps in their order. It owns the choices a save makes per row: insert or upsert,
 /// the key it hands out, the savepoint a failing statement needs where the dialect asks for one,
 /// and the statement shared by rows changed alike.

@@ -128,8 +128,6 @@ struct SavePlan {
     /// Runs in the transaction once the rows are written, with the inserted rows' keys: how
     /// `ModelKitSync` writes its own tables in the save's transaction.
     var attachment: ((StoreSQL, _ insertedKeys: [Int64]) throws -> Void)?
-
-    var isEmpty: Bool { inserts.isEmpty && updates.isEmpty && links.isEmpty && deletes.isEmpty }
 }
 
 /// What a store answers a ``SavePlan`` it committed.

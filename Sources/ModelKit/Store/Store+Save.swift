@@ -29,7 +29,7 @@ private struct SaveExecution {
     /// The inserted rows' keys, filled as they are written.
     private var keys: [Int64] = []
     /// Updated and deleted rows found gone.
-    private var vanished: [SavePlan.Delete] = []
+    private var vanished: [(entity: Schema.Entity, key: Int64)] = []
 
     init(plan: SavePlan, store: Store) {
         self.plan = plan
@@ -122,16 +122,16 @@ private struct SaveExecution {
     }
 
     private mutating func update(with writer: inout RowWriter) throws {
-        var held: [SavePlan.Delete] = []
+        var held: [(entity: Schema.Entity, key: Int64)] = []
         for update in plan.updates {
             let found = try writer.update(update.entity, rowID: update.key, changed: update.changed) { column in
                 if let reference = update.references.first(where: { $0.column == column }) { return .integer(keys[reference.target]) }
                 return try update.values(column)
             }
-            if !found { held.append(SavePlan.Delete(entity: update.entity, key: update.key)) }
+            if !found { held.append((update.entity, update.key)) }
         }
         let gone = try writer.finishUpdates()
-        vanished += held + gone.map { SavePlan.Delete(entity: $0.entity, key: $0.key) }
+        vanished += held + gone
     }
 
     private func link(with writer: RowWriter) throws {
@@ -156,7 +156,7 @@ private struct SaveExecution {
 
     private mutating func delete(with writer: inout RowWriter) throws {
         for delete in plan.deletes where try !writer.delete(delete.entity, rowID: delete.key) {
-            vanished.append(delete)
+            vanished.append((delete.entity, delete.key))
         }
         for delete in plan.deletes { try writer.checkRequiredReferences(to: delete.key, of: delete.entity) }
     }
