@@ -117,7 +117,7 @@ private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool,
     let right = translator.value(rhs)
     let op = isEqual ? dialect.nullSafeEqual : dialect.nullSafeNotEqual
     var comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(op))
-    if isEqual, dialect == .postgres, left.isNonNullConstant || right.isNonNullConstant {
+    if isEqual, dialect.indexesServeOnlyPlainEquality, left.isNonNullConstant || right.isNonNullConstant {
         // PostgreSQL's indexes serve `=`, not `IS NOT DISTINCT FROM`. Against a value that is not
         // NULL, `a = v AND a IS NOT NULL` is the same test, false (never NULL) when `a` is NULL.
         let other = left.isNonNullConstant ? right : left

@@ -77,7 +77,7 @@ struct PredicateSQL {
     /// `fragment` where a condition is expected (`WHERE`, `AND`, `NOT`, `CASE WHEN`). A stored
     /// `Bool` is an integer; PostgreSQL wants a boolean there.
     func condition(_ fragment: PredicateTerm) -> PredicateTerm {
-        guard dialect == .postgres, !fragment.isCondition else { return fragment }
+        guard dialect.conditionsAreBooleans, !fragment.isCondition else { return fragment }
         var result = PredicateTerm.compose("($0 <> 0)", fragment)
         result.isCondition = true
         return result
@@ -86,7 +86,7 @@ struct PredicateSQL {
     /// `fragment` where a value is expected (an operand, a `CASE` branch): a condition becomes
     /// the integer a stored `Bool` is, nil staying nil.
     func value(_ fragment: PredicateTerm) -> PredicateTerm {
-        guard dialect == .postgres, fragment.isCondition else { return fragment }
+        guard dialect.conditionsAreBooleans, fragment.isCondition else { return fragment }
         return PredicateTerm.compose("(CASE WHEN $0 THEN 1 WHEN NOT $0 THEN 0 END)", fragment, type: Bool.self)
     }
 

@@ -126,6 +126,15 @@ package enum SQLDialect: Sendable {
     /// no deleting transaction (`xmax = 0`).
     var upsertInsertedColumn: String? { self == .postgres ? "CAST((xmax = 0) AS INTEGER)" : nil }
 
+    /// Whether a condition (`WHERE`, `AND`, `CASE WHEN`) must be a boolean, so that a stored
+    /// `Bool`, an integer, is compared with 0 there, and a condition used as a value becomes an
+    /// integer again: PostgreSQL's. SQLite's conditions are integers.
+    var conditionsAreBooleans: Bool { self == .postgres }
+
+    /// Whether indexes serve `=` but not the null-safe `IS NOT DISTINCT FROM`, so that an
+    /// equality with a value that is not NULL is better written `=`: PostgreSQL's.
+    var indexesServeOnlyPlainEquality: Bool { self == .postgres }
+
     /// Whether a failed statement leaves the transaction usable. PostgreSQL aborts the whole
     /// transaction, so a statement that may fail on purpose runs inside a savepoint.
     var survivesFailedStatements: Bool { self == .sqlite }
