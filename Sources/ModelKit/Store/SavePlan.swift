@@ -74,6 +74,21 @@ struct SavePlan {
         var startIndex: Int { 0 }
         var endIndex: Int { models.count }
 
+        /// How many rows of each entity there are, in the order the entities first appear.
+        var counts: [(entity: Schema.Entity, count: Int)] {
+            var counts: [(entity: Schema.Entity, count: Int)] = []
+            var start = 0
+            for run in runs {
+                if let index = counts.firstIndex(where: { $0.entity === run.entity }) {
+                    counts[index].count += run.end - start
+                } else {
+                    counts.append((run.entity, run.end - start))
+                }
+                start = run.end
+            }
+            return counts
+        }
+
         subscript(place: Int) -> Insert {
             var low = 0
             var high = runs.count - 1

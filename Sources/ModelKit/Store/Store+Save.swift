@@ -81,7 +81,7 @@ private struct SaveExecution {
         // the row's only once the upsert says it inserted it.
         var upserting: [Schema.Entity] = []
         if store.dialect.batchesInserts {
-            for (entity, count) in counts() {
+            for (entity, count) in plan.inserts.counts {
                 try writer.expectInserts(count, of: entity)
                 if writer.upserts(entity) { upserting.append(entity) }
             }
@@ -172,23 +172,5 @@ private struct SaveExecution {
 
     private func keys(of rows: [SavePlan.Row]) -> Set<Int64> {
         Set(rows.map(key(of:)))
-    }
-
-    /// How many rows of each entity the plan inserts, in the order the entities first appear.
-    private func counts() -> [(Schema.Entity, Int)] {
-        var counts: [(Schema.Entity, Int)] = []
-        var last = 0
-        for insert in plan.inserts {
-            if last < counts.count, counts[last].0 === insert.entity {
-                counts[last].1 += 1
-            } else if let index = counts.firstIndex(where: { $0.0 === insert.entity }) {
-                counts[index].1 += 1
-                last = index
-            } else {
-                counts.append((insert.entity, 1))
-                last = counts.count - 1
-            }
-        }
-        return counts
     }
 }
