@@ -160,8 +160,9 @@ package enum SQLDialect: Sendable {
 
     /// The history table's key: numbers never reused, not even after the newest rows go. On
     /// SQLite, the token after the newest given out (see ``HistorySQL/insert``; stores made with
-    /// `AUTOINCREMENT` keep it, and their tokens go on from the same numbers). On PostgreSQL, the writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping),
-    /// so concurrent writers take tokens without waiting for each other; see
+    /// `AUTOINCREMENT` keep it, and their tokens go on from the same numbers). On PostgreSQL, the
+    /// writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping), so concurrent
+    /// writers take tokens without waiting for each other; see
     /// ``historySettledBound``.
     var historyTokenDefinition: String {
         switch self {
@@ -197,24 +198,33 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// The first history token not yet settled: the smallest id of a transaction that may still
-    /// record history (one holding the history table's lock, see ``beginRecordingHistory``), or
-    /// the next id to be given out. Every smaller token is committed or never will be, so a read
-    /// that runs after this one, in a snapshot of its own, sees all of them. Only this store's
-    /// writers hold it back, not long transactions elsewhere on the server. `pg_locks` gives
-    /// 32-bit ids; they are widened with the epoch of the snapshot's next id. One integer; nil
-    /// where tokens commit in order.
+    /// The first history token not yet settled: the smallest id the statement's snapshot sees
+    /// in flight that may still record history, or the snapshot's bound (`xmax`). Every smaller
+    /// token is committed or never will be, so a read that runs after this one, in a snapshot of
+    /// its own, sees all of them. One integer; nil where tokens commit in order.
+    ///
+    /// An id in flight counts unless `pg_locks`, read once after the snapshot, shows its owner
+    /// (the holder of its exclusive lock) without the history table's lock, which writers take
+    /// before their id (see ``beginRecordingHistory``): so long transactions elsewhere on the
+    /// server do not hold reads back. Writers are not found by their id locks: PostgreSQL
+    /// publishes an id a moment before it locks it, and a writer caught between the two would be
+    /// passed over, its transaction lost to a reader that went past it. A waiter's lock on
+    /// another's id is not granted, so it never passes for the id's owner.
     var historySettledBound: String? {
         switch self {
         case .sqlite: nil
         case .postgres:
             """
-            WITH "next" AS (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS "id") \
-            SELECT coalesce((SELECT min("next"."id" - (("next"."id" - "writer"."transactionid"::text::bigint) & 4294967295)) \
-            FROM pg_locks "history" JOIN pg_locks "writer" ON "writer"."virtualtransaction" = "history"."virtualtransaction" \
-            AND "writer"."locktype" = 'transactionid' WHERE "history"."locktype" = 'relation' \
-            AND "history"."database" = (SELECT "oid" FROM pg_database WHERE "datname" = current_database()) \
-            AND "history"."relation" = '"_modelkit_history"'::regclass), "next"."id") FROM "next"
+            WITH "snapshot" AS (SELECT pg_current_snapshot() AS "s"), \
+            "locks" AS MATERIALIZED (SELECT "locktype", "virtualtransaction", "transactionid", "mode", "granted", "database", "relation" FROM pg_locks), \
+            "elsewhere" AS (SELECT "owner"."transactionid"::text::bigint AS "id" FROM "locks" "owner" \
+            WHERE "owner"."locktype" = 'transactionid' AND "owner"."mode" = 'ExclusiveLock' AND "owner"."granted" \
+            AND NOT EXISTS (SELECT FROM "locks" "history" WHERE "history"."virtualtransaction" = "owner"."virtualtransaction" \
+            AND "history"."locktype" = 'relation' AND "history"."database" = (SELECT "oid" FROM pg_database WHERE "datname" = current_database()) \
+            AND "history"."relation" = '"_modelkit_history"'::regclass)) \
+            SELECT coalesce((SELECT min("xip"::text::bigint) FROM "snapshot", pg_snapshot_xip("snapshot"."s") AS "xip" \
+            WHERE NOT EXISTS (SELECT FROM "elsewhere" WHERE "elsewhere"."id" = "xip"::text::bigint & 4294967295)), \
+            (SELECT pg_snapshot_xmax("s")::text::bigint FROM "snapshot"))
             """
         }
     }

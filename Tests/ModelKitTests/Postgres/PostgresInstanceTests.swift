@@ -206,6 +206,45 @@ struct PostgresInstanceTests {
         }
     }
 
+    @Test func aHistoryWriterInFlightHoldsBackReadsOfLaterTokensUntilItEnds() throws {
+        let database = PostgresTestDatabase()
+        let context = ModelContext(try database.container(for: TodoItem.self, instance: 1))
+        let reader = ModelContext(try database.container(for: TodoItem.self, instance: 2))
+        try database.whileWriting(#"LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE; SELECT pg_current_xact_id()"#) {
+            context.insert(TodoItem(title: "a later token, saved while an earlier one may still commit"))
+            try context.save()
+            #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+        }
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+    }
+
+    @Test func aTransactionWaitingOnAHistoryWriterDoesNotLetReadsPassTheWriter() throws {
+        let database = PostgresTestDatabase()
+        let context = ModelContext(try database.container(for: TodoItem.self, instance: 1))
+        let reader = ModelContext(try database.container(for: TodoItem.self, instance: 2))
+        try database.execute("CREATE TABLE busy (n int); INSERT INTO busy VALUES (1)")
+        let waiterDone = DispatchSemaphore(value: 0)
+        try database.whileWriting(#"LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE; UPDATE busy SET n = 2"#) {
+            // Another transaction, without the history lock, waits for the writer's row.
+            Thread.detachNewThread {
+                try? database.execute("UPDATE busy SET n = 3")
+                waiterDone.signal()
+            }
+            let deadline = Date().addingTimeInterval(10)
+            var waiting = false
+            while !waiting, Date() < deadline {
+                waiting = try database.rows("SELECT count(*) FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted") != [["0"]]
+                if !waiting { Thread.sleep(forTimeInterval: 0.01) }
+            }
+            #expect(waiting)
+            context.insert(TodoItem(title: "a later token"))
+            try context.save()
+            #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
+        }
+        waiterDone.wait()
+        #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
+    }
+
     @Test func aHistoryWhoseTokensCameFromAnIdentityColumnMovesToTransactionIDsAndKeepsGrowing() throws {
         let database = PostgresTestDatabase()
         do {
