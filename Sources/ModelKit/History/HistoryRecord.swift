@@ -32,8 +32,10 @@ struct HistoryRecord {
     }
 
     private var body: [UInt8] = []
+    /// The numbers of the names after the first ``namesCompared``, which are found by comparison.
     private var names: [String: UInt64] = [:]
     private var nameList: [String] = []
+    private static let namesCompared = 8
     private var run: (tag: Tag, entity: UInt64, start: Int64, count: UInt64)?
 
     var isEmpty: Bool { body.isEmpty && run == nil }
@@ -169,11 +171,12 @@ struct HistoryRecord {
 
     private mutating func name(_ text: String) -> UInt64 {
         // A save names the same few entities and properties over and over, as the same strings:
-        // comparing them with the first names met is cheaper than hashing.
-        for (index, name) in nameList.prefix(8).enumerated() where name == text { return UInt64(index) }
-        if let index = names[text] { return index }
+        // comparing them with the first names met is cheaper than hashing, so only later names
+        // are hashed.
+        for (index, name) in nameList.prefix(Self.namesCompared).enumerated() where name == text { return UInt64(index) }
+        if nameList.count > Self.namesCompared, let index = names[text] { return index }
         let index = UInt64(nameList.count)
-        names[text] = index
+        if nameList.count >= Self.namesCompared { names[text] = index }
         nameList.append(text)
         return index
     }

@@ -27,7 +27,9 @@ struct RowKeyDispenser {
     fileprivate struct Next {
         /// The entity whose table the keys are of: a hierarchy's root (its `rootIdentifier`).
         let root: ObjectIdentifier
-        let table: TableSQL
+        /// The store table's key for the table's mark (``markName(of:)``): kept rather than the
+        /// table's SQL, so that handing the keys over copies one string.
+        let mark: String
         /// The next key; nil once the largest key there is went to a row.
         var key: Int64?
         /// Whether the key is the table's largest plus one, the key SQLite gives a row inserted
@@ -83,7 +85,7 @@ struct RowKeyDispenser {
                 last = index
             } else {
                 let (largest, isTablesOwn) = try largestKey(of: entity.sql, in: connection)
-                next.append(Next(root: root, table: entity.sql, key: largest < .max ? largest + 1 : nil, isSQLitesNext: isTablesOwn))
+                next.append(Next(root: root, mark: Self.markName(of: entity.sql), key: largest < .max ? largest + 1 : nil, isSQLitesNext: isTablesOwn))
                 last = next.count - 1
             }
         }
@@ -110,7 +112,7 @@ struct RowKeyDispenser {
         guard next.contains(where: \.isAsked) else { return }
         let statement = try connection.statement(Migrator.setStoredValue)
         for entry in next where entry.isAsked {
-            try statement.run([.text(Self.markName(of: entry.table)), .text(String(entry.key.map { $0 - 1 } ?? .max))])
+            try statement.run([.text(entry.mark), .text(String(entry.key.map { $0 - 1 } ?? .max))])
         }
     }
 

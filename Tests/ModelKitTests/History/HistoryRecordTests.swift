@@ -32,6 +32,22 @@ import Testing
         #expect(value.isNaN)
     }
 
+    @Test func eachNameIsStoredOnceHoweverManyARecordUses() throws {
+        // The first names are found by comparison, later ones by hashing: both are met again.
+        let entities = (0..<20).map { "Entity\($0)" }
+        var record = HistoryRecord()
+        for round in 0..<3 {
+            for (index, entity) in entities.enumerated() {
+                record.update(entity: entity, rowID: Int64(round * 100 + index), attributes: ["title", entity])
+            }
+        }
+        let blob = record.encoded()
+        let changes = try HistoryRecord.decode(blob)
+        #expect(changes.map(\.entity) == entities + entities + entities)
+        #expect(changes.allSatisfy { $0.attributes == ["title", $0.entity] })
+        #expect(blob.first == 21, "the record's name table: 20 entities and one attribute, each once")
+    }
+
     @Test func consecutiveInsertsAndDeletesAreOneRunEachWhateverTheirNumber() throws {
         var record = HistoryRecord()
         for rowID in Int64(1)...100_000 { record.insert(entity: "Trip", rowID: rowID) }
