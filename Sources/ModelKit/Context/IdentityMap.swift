@@ -18,9 +18,9 @@ final class IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Calls `body` with every model of the entities `entities` names (by `ObjectIdentifier`).
-    func forEachModel(of entities: Set<ObjectIdentifier>, _ body: (AnyObject) -> Void) {
-        for table in tables where entities.contains(table.entity) { table.forEach(body) }
+    /// Calls `body` with every model of the entity `entity` names.
+    func forEachModel(of entity: ObjectIdentifier, _ body: (AnyObject) -> Void) {
+        table(of: entity)?.forEach(body)
     }
 
     /// The keys of every model in the map.

@@ -146,7 +146,7 @@ extension ModelContext {
     /// outside a class hierarchy (whose classes share their root's slot).
     private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
         func visit<T: PersistentModel>(_ type: T.Type) {
-            registered.forEachModel(of: [entity.rootIdentifier]) { object in
+            registered.forEachModel(of: entity.rootIdentifier) { object in
                 if !entity.isInHierarchy {
                     body(unsafeDowncast(object, to: T.self))
                 } else if let model = object as? T {
