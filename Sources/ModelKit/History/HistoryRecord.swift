@@ -32,7 +32,8 @@ struct HistoryRecord {
     }
 
     private var body: [UInt8] = []
-    /// The numbers of the names after the first ``namesCompared``, which are found by comparison.
+    /// The numbers of the names met after the first `namesCompared` (those are found by
+    /// comparison, see `name(_:)`).
     private var names: [String: UInt64] = [:]
     private var nameList: [String] = []
     private static let namesCompared = 8
