@@ -22,24 +22,6 @@ import Testing
     }
 }
 
-/// A class hierarchy whose base class has a unique attribute.
-@Model class Vehicle {
-    @Attribute(.unique) var plate: String
-    var seats: Int
-    init(plate: String, seats: Int) {
-        self.plate = plate
-        self.seats = seats
-    }
-}
-
-@Model final class Truck: Vehicle {
-    var load: Int
-    init(plate: String, seats: Int, load: Int) {
-        self.load = load
-        super.init(plate: plate, seats: seats)
-    }
-}
-
 /// Many new models with a unique attribute go to PostgreSQL in multi-row upserts: a model whose
 /// unique value is stored updates that row and takes its identity, as one row at a time does.
 @Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
@@ -132,20 +114,21 @@ struct PostgresBulkUpsertTests {
 
     @Test func subclassRowsGoInMultiRowUpsertsAsTheirOwnClass() throws {
         let database = PostgresTestDatabase()
-        let container = try database.container(for: Vehicle.self, Truck.self)
+        // The hierarchy's base class has the unique attribute (models of HierarchyStoreTests).
+        let container = try database.container(for: Subscriber.self, GoldSubscriber.self)
         let first = ModelContext(container)
-        first.insert(Vehicle(plate: "T1", seats: 2))
+        first.insert(Subscriber(handle: "T1", balance: 2))
         try first.save()
 
         let context = ModelContext(container)
-        let trucks = (1...5).map { Truck(plate: "T\($0)", seats: 3, load: $0 * 10) }
-        for truck in trucks { context.insert(truck) }
+        let golds = (1...5).map { GoldSubscriber(handle: "T\($0)", balance: 3, tier: $0 * 10) }
+        for gold in golds { context.insert(gold) }
         try context.save()
 
         let reader = ModelContext(container)
-        let read = try reader.fetch(FetchDescriptor<Truck>(sortBy: [SortDescriptor(\.plate)]))
-        #expect(read.map(\.plate) == ["T1", "T2", "T3", "T4", "T5"])
-        #expect(read.map(\.load) == [10, 20, 30, 40, 50])
-        #expect(try reader.fetchCount(FetchDescriptor<Vehicle>()) == 5)
+        let read = try reader.fetch(FetchDescriptor<GoldSubscriber>(sortBy: [SortDescriptor(\.handle)]))
+        #expect(read.map(\.handle) == ["T1", "T2", "T3", "T4", "T5"])
+        #expect(read.map(\.tier) == [10, 20, 30, 40, 50])
+        #expect(try reader.fetchCount(FetchDescriptor<Subscriber>()) == 5)
     }
 }
