@@ -80,6 +80,7 @@ public final class SyncClient: Sendable {
             try await work { try ClientPush(client: self).finish(prepared, response) }
             report.pushed += response.accepted
             report.conflicts += response.conflicts
+            report.rejections += response.rejections
         }
         // Each page is applied while the next one is fetched: the server's work and the
         // device's overlap.

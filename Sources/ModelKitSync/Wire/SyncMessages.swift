@@ -113,12 +113,29 @@ public struct SyncPushResponse: Sendable, Codable, Equatable {
     /// Pushed identifiers the server merged into another row (a unique attribute's value was
     /// already stored): pushed identifier to the row's identifier.
     public var merged: [String: String]
+    /// Pushed row changes the server refused; ``rows`` has the server's state of each.
+    public var rejections: [SyncRejection]
 
-    public init(accepted: Int, conflicts: Int, rows: [SyncChange], merged: [String: String]) {
+    public init(accepted: Int, conflicts: Int, rows: [SyncChange], merged: [String: String], rejections: [SyncRejection] = []) {
         self.accepted = accepted
         self.conflicts = conflicts
         self.rows = rows
         self.merged = merged
+        self.rejections = rejections
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case accepted, conflicts, rows, merged, rejections
+    }
+
+    /// Answers stored before rejections existed have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accepted = try container.decode(Int.self, forKey: .accepted)
+        conflicts = try container.decode(Int.self, forKey: .conflicts)
+        rows = try container.decode([SyncChange].self, forKey: .rows)
+        merged = try container.decode([String: String].self, forKey: .merged)
+        rejections = try container.decodeIfPresent([SyncRejection].self, forKey: .rejections) ?? []
     }
 }
 

@@ -58,8 +58,12 @@ public struct SQLiteError: Error, Equatable, Sendable, CustomStringConvertible {
     /// SQLite has one writer at a time: no transaction is ended for another.
     package var isTransactionRetryable: Bool { false }
 
-    /// A unique index refused the change.
-    package var isUniqueViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // SQLITE_CONSTRAINT_UNIQUE, a C macro Swift cannot import
+    /// A unique index or a primary key refused the change. SQLite reports the two with their own
+    /// extended codes (SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY, C macros Swift
+    /// cannot import); PostgreSQL with one SQLSTATE, which callers rely on.
+    package var isUniqueViolation: Bool {
+        extendedCode == SQLITE_CONSTRAINT | (8 << 8) || extendedCode == SQLITE_CONSTRAINT | (6 << 8)
+    }
 
     /// The file or its directory cannot be opened or written.
     var isAccessFailure: Bool { code == SQLITE_READONLY || code == SQLITE_CANTOPEN }
