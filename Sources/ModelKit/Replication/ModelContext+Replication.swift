@@ -100,3 +100,33 @@ package enum ReplicaValues {
         return decoded
     }
 }
+
+extension Schema.Entity {
+    /// Each unique constraint's properties, by index (see ``ReplicaProperty/index``).
+    package var replicaUniqueConstraints: [[Int]] { sql.uniqueColumns }
+}
+
+extension ModelContext {
+    /// The stored models whose properties at the given indexes hold the given values, as a
+    /// unique constraint compares them: in a class hierarchy, rows of any class of `entity`'s
+    /// table, each as its own class.
+    package func models(of entity: Schema.Entity, holding values: [(index: Int, value: SQLValue)]) throws -> [any PersistentModel] {
+        var root = entity
+        while let superentity = root.superentity { root = superentity }
+        let condition = values.map { "\(entity.sql.columns[$0.index]) = ?" }.joined(separator: " AND ")
+        return try models(of: root, sql: SQL(text: "\(root.sql.select) WHERE \(condition)", bindings: values.map(\.value)))
+    }
+}
+
+extension ModelContext {
+    /// The stored models whose property at `index` holds one of `values`, as
+    /// ``models(of:holding:)`` reads them.
+    package func models(of entity: Schema.Entity, holdingAny values: some Collection<SQLValue>, at index: Int) throws -> [any PersistentModel] {
+        guard !values.isEmpty else { return [] }
+        var root = entity
+        while let superentity = root.superentity { root = superentity }
+        return try models(
+            of: root,
+            sql: SQL(text: "\(root.sql.select) WHERE \(entity.sql.columns[index]) IN (\(SQL.placeholders(values.count)))", bindings: Array(values)))
+    }
+}

@@ -8,8 +8,10 @@ enum ClientState {
     static let pushed = "pushed"
     /// The server's cursor after the last page applied.
     static let cursor = "cursor"
-    /// The newest clock reading the device made or saw.
+    /// The newest clock reading the device made or saw, as stores of an earlier version kept it.
     static let clock = "clock"
+    /// The clock readings the device made or saw, and when (see ``ClockLog``).
+    static let clocks = "clocks"
     /// A push sent and not yet answered, to send again as it was.
     static let pending = "pending"
     /// The number of the full download under way, if one is.
@@ -80,9 +82,9 @@ struct ClientPush {
         guard !touched.isEmpty else { return nil }
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         let values = FieldValues(schema: client.schema, ids: ids)
-        // Edits come after every clock reading the device saw before them: those of its last sync.
-        let seen = try context.replicaRead { try $0.state(ClientState.clock) }.flatMap(HybridLogicalClock.init) ?? .zero
-        var newest = seen
+        // Each edit comes after every clock reading the device saw before it.
+        var log = try context.replicaRead { try ClockLog.read(in: $0) }
+        var newest = log.newest
         var changes: [SyncChange] = []
         var included = Set<String>()
         let waiting = try context.replicaRead { try WaitingFields.read(in: $0) }
@@ -101,7 +103,7 @@ struct ClientPush {
                 guard let gid = try ids.gid(entity: ref.entity, key: ref.key, assigning: false), ids.byGid[gid]?.deleted == false else { continue }
                 changes.append(SyncChange(entity: ref.entity, id: gid, deleted: true))
                 included.insert(gid)
-            } else if let model = loaded[ref], let change = try change(of: model, row: row, seen: seen, newest: &newest, ids: ids, values: values, waiting: waiting) {
+            } else if let model = loaded[ref], let change = try change(of: model, row: row, log: log, newest: &newest, ids: ids, values: values, waiting: waiting) {
                 changes.append(change)
                 included.insert(change.id)
             }
@@ -113,7 +115,7 @@ struct ClientPush {
             index += 1
             guard !included.contains(row.gid), let entity = client.schema.entities[row.entity],
                 let model = try context.model(of: entity.entity, rowKey: row.key),
-                let change = try change(of: model, row: TouchedRow(order: 0), seen: seen, newest: &newest, ids: ids, values: values, waiting: waiting)
+                let change = try change(of: model, row: TouchedRow(order: 0), log: log, newest: &newest, ids: ids, values: values, waiting: waiting)
             else { continue }
             changes.append(change)
             included.insert(change.id)
@@ -122,10 +124,13 @@ struct ClientPush {
         let prepared = PreparedPush(
             request: SyncPushRequest(envelope: envelope, id: UUID().uuidString.lowercased(), changes: changes), through: last)
         let json = String(decoding: try SyncJSON.encoder.encode(prepared), as: UTF8.self)
+        // Edits after the ones pushed see every reading so far, and come after this push's.
+        log.fold(through: transactions.last?.timestamp ?? Date())
+        log.record(newest, at: Date())
         try context.replicaWrite { sql in
             try ids.recordAssigned(in: sql)
             try sql.setState(ClientState.pending, json)
-            try sql.setState(ClientState.clock, newest.description)
+            try log.write(in: sql)
         }
         return prepared
     }
@@ -133,7 +138,7 @@ struct ClientPush {
     /// The fields of `model` that differ from what the server last gave the device: all of
     /// them for a row the server does not have. Nil when none do.
     private func change(
-        of model: any PersistentModel, row: TouchedRow, seen: HybridLogicalClock, newest: inout HybridLogicalClock, ids: SyncIDs,
+        of model: any PersistentModel, row: TouchedRow, log: ClockLog, newest: inout HybridLogicalClock, ids: SyncIDs,
         values: FieldValues, waiting: WaitingFields
     ) throws -> SyncChange? {
         let name = model.persistentModelID.entityName
@@ -146,7 +151,8 @@ struct ClientPush {
             let base = bases[field.name]?.base
             guard base != value || base == nil else { continue }
             // The edit's time: when the property last changed, or the row if history does not say.
-            let clock = seen.tick(at: row.propertyTimes[field.name] ?? row.time, node: client.device)
+            let time = row.propertyTimes[field.name] ?? row.time
+            let clock = log.seen(before: time).tick(at: time, node: client.device)
             newest = max(newest, clock)
             var synced = SyncField(value: value, clock: clock.description, base: base)
             if field.isToMany {
@@ -165,7 +171,8 @@ struct ClientPush {
     /// has not changed the row since, and the new bases; then the push is no longer pending.
     func finish(_ prepared: PreparedPush, _ response: SyncPushResponse) throws {
         let pushed = Dictionary(prepared.request.changes.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
-        try ClientApply(client: client).apply(response.rows, merged: response.merged, pushed: pushed) { sql in
+        let rejected = Set(response.rejections.map(\.id))
+        try ClientApply(client: client).apply(response.rows, merged: response.merged, pushed: pushed, rejected: rejected) { sql in
             try sql.setState(ClientState.pushed, String(prepared.through))
             try sql.setState(ClientState.pending, nil)
         }

@@ -1,228 +1,197 @@
 import Foundation
 import ModelKit
 
-/// One push, applied on the server: every change in one save, with the sync tables, all or
-/// nothing. Fields resolve by the server's rules against the server's current values; rows read
-/// before the save are checked unchanged when it commits (their version), and the push is
-/// applied again from the start if another instance changed one meanwhile.
+/// One push, applied on the server: loaded (``PushLoad``), decided (``PushPlanner``) and written
+/// in one save with the sync tables, all or nothing. Rows read are checked unchanged when the
+/// save commits (their version); if another instance changed one meanwhile, the push is applied
+/// again from the start.
+///
+/// A push never wedges a device: when its save fails for a reason retrying cannot fix (a value
+/// the database refuses, a constraint, a bug), the changes that fail are found by trying halves
+/// of the push without committing, refused with a ``SyncRejection`` each, and the rest applied.
 struct ServerPush {
     let server: SyncServer
     let request: SyncPushRequest
 
     /// Raised inside the save when a row changed since it was read: the push starts again.
     private struct RowMoved: Error {}
+    /// Raised at the end of a trial's save, so that it commits nothing.
+    private struct TrialPassed: Error {}
+    /// A failure retrying cannot fix, of the changes tried.
+    private struct ChangesFailed: Error {
+        let error: any Error
+    }
 
     private static let attempts = 16
 
     func apply() throws -> SyncPushResponse {
+        var refused: [Int: SyncRejection] = [:]
+        for _ in 0...request.changes.count {
+            do {
+                return try applyRetrying(request.changes, refused: refused, trial: false)
+            } catch let failure as ChangesFailed {
+                let remaining = request.changes.indices.filter { refused[$0] == nil }
+                var failing = try self.failing(remaining)
+                // The whole fails and no part does: they fail together.
+                if failing.isEmpty { failing = remaining.map { ($0, failure.error) } }
+                for (index, error) in failing { refused[index] = Self.rejection(of: request.changes[index], error) }
+            }
+        }
+        throw SyncError(.serverFailed, "the push could not be applied, even in part; sync again")
+    }
+
+    /// The changes among `indices` that fail on their own, with their errors, found by halves.
+    private func failing(_ indices: [Int]) throws -> [(Int, any Error)] {
+        guard !indices.isEmpty else { return [] }
+        do {
+            _ = try applyRetrying(indices.map { request.changes[$0] }, refused: [:], trial: true)
+            return []
+        } catch let failure as ChangesFailed {
+            guard indices.count > 1 else { return [(indices[0], failure.error)] }
+            let half = indices.count / 2
+            let found = try failing(Array(indices[..<half])) + failing(Array(indices[half...]))
+            return found.isEmpty ? indices.map { ($0, failure.error) } : found
+        }
+    }
+
+    /// Applies `changes` (or, in a trial, writes them and rolls back), starting again while
+    /// concurrent writers get in the way.
+    /// - Throws: ``ChangesFailed`` for a failure retrying cannot fix.
+    private func applyRetrying(_ changes: [SyncChange], refused: [Int: SyncRejection], trial: Bool) throws -> SyncPushResponse {
         var lastError: (any Error)?
         for _ in 0..<Self.attempts {
             do {
-                return try attempt()
+                return try attempt(changes, refused: refused, trial: trial)
             } catch is RowMoved {
                 lastError = nil
+            } catch is TrialPassed {
+                return SyncPushResponse(accepted: 0, conflicts: 0, rows: [], merged: [:])
             } catch let error where SyncFailures.isConcurrentWrite(error) {
                 // Another instance applying the same push, or creating the same row, committed
                 // first: the next attempt reads what it wrote.
                 lastError = error
+            } catch let error where SyncFailures.isPermanent(error) {
+                throw ChangesFailed(error: error)
             }
         }
+        // A unique violation every attempt is the push's own.
+        if let lastError, SyncFailures.isUniqueViolation(lastError) { throw ChangesFailed(error: lastError) }
         throw SyncError(
             .serverFailed,
             "the push kept meeting concurrent changes of the same rows and was not applied\(lastError.map { ": \($0)" } ?? ""); sync again")
     }
 
-    private func attempt() throws -> SyncPushResponse {
+    private func attempt(_ changes: [SyncChange], refused: [Int: SyncRejection], trial: Bool) throws -> SyncPushResponse {
         let device = request.envelope.device
         let context = ModelContext(server.container)
         context.autosaveEnabled = false
         context.author = SyncServer.author(of: device)
         let schema = server.schema
-        if let stored = try context.replicaRead({ try $0.rows(SyncTables.selectPush, [.text(device), .text(request.id)]).first?.first }),
+        if !trial, let stored = try context.replicaRead({ try $0.rows(SyncTables.selectPush, [.text(device), .text(request.id)]).first?.first }),
             case .text(let json) = stored
         {
             return try SyncJSON.decoder.decode(SyncPushResponse.self, from: Data(json.utf8))
         }
-        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
-        let values = FieldValues(schema: schema, ids: ids)
-
-        // Identifiers merged into others earlier stand for those.
-        var aliases: [String: String] = [:]
-        let mentioned = Set(request.changes.flatMap { change in [change.id] + change.fields.values.flatMap(\.mentionedIDs) })
-        try context.replicaRead { sql in
-            for gid in mentioned {
-                if case .text(let target)? = try sql.rows(SyncTables.selectMerged, [.text(gid)]).first?.first { aliases[gid] = target }
-            }
-        }
-        func canonical(_ gid: String) -> String { aliases[gid] ?? gid }
-        try ids.load(gids: mentioned.map(canonical))
-
-        var created: [String: (model: any PersistentModel, entity: SyncSchema.Entity)] = [:]
-        var createdOrder: [String] = []
-        var existing: [(gid: String, model: any PersistentModel, entity: SyncSchema.Entity, change: SyncChange)] = []
-        /// The rows changed, each with the version read and its field clocks as they become.
-        var records: [String: (version: Int64?, fields: FieldRecord)] = [:]
-        var deletes: [String] = []
-        var tombstones: [String: SyncChange] = [:]
-        var accepted = 0
-        var conflicts = 0
-
+        var load = PushLoad(schema: schema, context: context)
+        let snapshot = try load.snapshot(of: changes)
+        let plan = try PushPlanner(schema: schema, policies: server.policies).plan(changes, refused: refused, snapshot: snapshot)
+        let ids = load.ids
+        let values = load.values
+        var models = load.models
+        let aliases = snapshot.aliases.merging(plan.merged) { _, new in new }
+        // Rows the push does not name (already in a to-many it changes) are read when needed.
         func resolve(_ gid: String) throws -> (any PersistentModel)? {
-            let gid = canonical(gid)
-            if let made = created[gid] { return made.model }
+            let gid = aliases[gid] ?? gid
+            if let model = models[gid] { return model }
             try ids.load(gids: [gid])
             guard let row = ids.byGid[gid], !row.deleted, let entity = schema.entities[row.entity] else { return nil }
-            return try context.model(of: entity.entity, rowKey: row.key)
+            models[gid] = try context.model(of: entity.entity, rowKey: row.key)
+            return models[gid]
         }
 
-        // Rows first: what exists, what is new, what goes.
-        for change in request.changes {
-            let gid = canonical(change.id)
-            let entity = try schema.entity(named: change.entity)
-            if let row = ids.byGid[gid] {
-                guard !row.deleted, let model = try context.model(of: entity.entity, rowKey: row.key) else {
-                    // Deleted on the server (or by a cascade): deletes win over edits.
-                    tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
-                    if change.deleted { accepted += 1 }
-                    continue
-                }
-                accepted += 1
-                if change.deleted {
-                    context.delete(model)
-                    deletes.append(gid)
-                    ids.markDeleted(gid)
-                    tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
-                } else {
-                    existing.append((gid, model, entity, change))
-                    records[gid] = (row.version, row.fields)
-                }
-            } else if change.deleted {
-                // Never stored here: nothing to delete.
-                accepted += 1
-                tombstones[gid] = SyncChange(entity: change.entity, id: gid, deleted: true)
-            } else if created[gid] == nil {
-                let stored = entity.storedValues(of: change) { ids.byGid[canonical($0)]?.key }
-                let model = try context.makeModel(of: entity.entity, values: stored)
-                context.insert(model)
-                created[gid] = (model, entity)
-                createdOrder.append(gid)
-                accepted += 1
-                var fields = FieldRecord()
-                for (name, field) in change.fields where entity.fieldsByName[name] != nil { fields[name] = .init(base: nil, clock: field.clock) }
-                records[gid] = (nil, fields)
-            }
+        // The writes, as the plan says: new rows (their relationships once all are made),
+        // changed fields, deletes.
+        for create in plan.creates {
+            let entity = try schema.entity(named: create.entity)
+            let stored = entity.storedValues(of: create.values) { models[aliases[$0] ?? $0]?._rowKey }
+            let model = try context.makeModel(of: entity.entity, values: stored)
+            context.insert(model)
+            models[create.gid] = model
         }
-
-        // Then fields: relationships of new rows, and every pushed field of rows that exist.
-        let pushedRows = Dictionary(request.changes.map { (canonical($0.id), $0) }, uniquingKeysWith: { _, last in last })
-        for gid in createdOrder {
-            let (model, entity) = created[gid]!
-            let change = pushedRows[gid]!
+        for create in plan.creates {
+            let entity = try schema.entity(named: create.entity)
             for field in entity.fields where field.isRelationship {
-                guard let value = change.fields[field.name]?.value else { continue }
-                try values.assign(value, to: model, field, in: entity, resolve: resolve)
+                guard let value = create.values[field.name] else { continue }
+                try values.assign(value, to: models[create.gid]!, field, in: entity, resolve: resolve)
             }
         }
-        for (gid, model, entity, change) in existing {
-            let serverClocks = records[gid]!.fields
-            for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
-                guard let field = entity.fieldsByName[name] else {
-                    throw SyncError(.schemaMismatch, "\(entity.name) has no synced property \(name)")
-                }
-                let current = try values.value(of: model, field, assigning: true)
-                let serverClock = serverClocks[name].flatMap { HybridLogicalClock($0.clock) } ?? .zero
-                let incomingClock = HybridLogicalClock(pushed.clock) ?? .zero
-                let resolved: SyncValue
-                let clock: HybridLogicalClock
-                if field.isToMany {
-                    // Sets merge: what the device added and removed since its base.
-                    var set = Set(current.referencedIDs)
-                    if pushed.added == nil, pushed.removed == nil {
-                        set.formUnion(pushed.value.referencedIDs.map(canonical))
-                    } else {
-                        set.formUnion((pushed.added ?? []).map(canonical))
-                        set.subtract((pushed.removed ?? []).map(canonical))
-                    }
-                    resolved = .references(set.sorted())
-                    clock = max(serverClock, incomingClock)
-                } else if pushed.base.map({ $0.canonicalized(canonical) }) == current || (pushed.base == nil && serverClock == .zero) {
-                    // The device edited what the server has: no conflict.
-                    resolved = pushed.value.canonicalized(canonical)
-                    clock = incomingClock
-                } else if current == pushed.value.canonicalized(canonical) {
-                    resolved = current
-                    clock = max(serverClock, incomingClock)
-                } else {
-                    conflicts += 1
-                    switch server.policies.rule(for: name, of: entity.lineage) {
-                    case .lastEditWins:
-                        (resolved, clock) = incomingClock > serverClock ? (pushed.value.canonicalized(canonical), incomingClock) : (current, serverClock)
-                    case .serverWins:
-                        (resolved, clock) = (current, serverClock)
-                    case .custom(let rule):
-                        resolved = try rule(pushed.base, current, pushed.value)
-                        clock = max(serverClock, incomingClock)
-                    }
-                }
-                if resolved != current { try values.assign(resolved, to: model, field, in: entity, resolve: resolve) }
-                records[gid]!.fields[name] = .init(base: nil, clock: clock.description)
+        for update in plan.updates {
+            let entity = try schema.entity(named: update.entity)
+            for (name, value) in update.values.sorted(by: { $0.key < $1.key }) {
+                try values.assign(value, to: models[update.gid]!, entity.fieldsByName[name]!, in: entity, resolve: resolve)
             }
+        }
+        var deleted = Set<String>()
+        for (gid, _) in plan.deletes {
+            deleted.insert(gid)
+            if let model = models[gid] { context.delete(model) }
         }
 
-        // The answer: each pushed row as the server now has it.
+        // The answer: each pushed row as the server now has it, or its tombstone.
         var rows: [SyncChange] = []
-        var answered = Set<String>()
-        for change in request.changes {
-            let gid = canonical(change.id)
-            guard answered.insert(gid).inserted else { continue }
-            if let tombstone = tombstones[gid], created[gid] == nil {
-                rows.append(tombstone)
+        for (gid, name) in plan.answer {
+            guard let model = models[gid], !deleted.contains(gid) else {
+                rows.append(SyncChange(entity: name, id: gid, deleted: true))
                 continue
             }
-            let entity = try schema.entity(named: change.entity)
-            guard let model = try created[gid]?.model ?? resolve(gid) else { continue }
-            let fieldValues = try values.values(of: model, entity, assigning: true)
-            let clocks = records[gid]?.fields ?? ids.byGid[gid]?.fields ?? FieldRecord()
+            let entity = try schema.entity(named: model.persistentModelID.entityName)
+            let clocks = plan.records[gid]?.fields ?? snapshot.rows[gid]?.clocks ?? FieldRecord()
             rows.append(
                 SyncChange(
-                    entity: change.entity, id: gid,
-                    fields: fieldValues.reduce(into: [:]) { fields, field in
+                    entity: entity.name, id: gid,
+                    fields: try values.values(of: model, entity, assigning: true).reduce(into: [:]) { fields, field in
                         fields[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? HybridLogicalClock.zero.description)
                     }))
         }
-        let pushedIDs = Set(request.changes.map(\.id))
-        var merged = aliases.filter { pushedIDs.contains($0.key) }
+        let pushedIDs = Set(changes.map(\.id))
+        let merged = snapshot.aliases.filter { pushedIDs.contains($0.key) }.merging(plan.merged) { _, new in new }
+        let answer = SyncPushResponse(
+            accepted: plan.accepted, conflicts: plan.conflicts, rows: rows.map { $0.renamingIDs(merged) }, merged: merged,
+            rejections: plan.rejections)
 
-        var answer = SyncPushResponse(accepted: 0, conflicts: 0, rows: [], merged: [:])
         try context.save { sql in
-            for (gid, record) in records {
+            try ids.recordAssigned(in: sql)
+            for (gid, record) in plan.records {
                 guard let version = record.version else { continue }
                 if try sql.rows(SyncTables.updateFieldsAtVersion, [record.fields.stored, .text(gid), .integer(version)]).isEmpty {
                     throw RowMoved()
                 }
             }
-            for gid in createdOrder {
-                let model = created[gid]!.model
-                guard let key = model._rowKey else { continue }
-                let entityName = model.persistentModelID.entityName
+            for create in plan.creates {
+                guard let model = models[create.gid], let key = model._rowKey else { continue }
                 let inserted = try sql.rows(
-                    SyncTables.insertID, [.text(gid), .text(entityName), .integer(key), .integer(0), records[gid]!.fields.stored])
-                if inserted.isEmpty {
-                    // A unique attribute's value was stored already: the insert updated that row,
-                    // which keeps its identifier.
-                    let owner = try sql.rows("SELECT gid FROM \(SyncTables.ids) WHERE entity = ? AND row_key = ?", [.text(entityName), .integer(key)])
-                    guard case .text(let target)? = owner.first?.first else { throw RowMoved() }
-                    try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)])
-                    merged[gid] = target
-                }
+                    SyncTables.insertID,
+                    [.text(create.gid), .text(model.persistentModelID.entityName), .integer(key), .integer(0), plan.records[create.gid]!.fields.stored])
+                // Another instance stored the row's unique value first, and the insert updated its
+                // row: the next attempt merges into it.
+                if inserted.isEmpty { throw RowMoved() }
             }
-            try ids.recordAssigned(in: sql)
-            for gid in deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
-            answer = SyncPushResponse(accepted: accepted, conflicts: conflicts, rows: rows.map { $0.renamingIDs(merged) }, merged: merged)
+            for (gid, target) in plan.merged { try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)]) }
+            for (gid, _) in plan.deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
+            if trial { throw TrialPassed() }
             let json = String(decoding: try SyncJSON.encoder.encode(answer), as: UTF8.self)
             try sql.run(SyncTables.insertPush, [.text(device), .text(request.id), .text(json)])
         }
         return answer
+    }
+
+    /// The refusal of `change`, which failed with `error` on its own.
+    private static func rejection(of change: SyncChange, _ error: any Error) -> SyncRejection {
+        let code: SyncRejection.Code =
+            if SyncFailures.isUniqueViolation(error) { .uniqueConflict }
+            else if SyncFailures.isInvalidValue(error) { .invalidValue }
+            else { .serverFailed }
+        return SyncRejection(entity: change.entity, id: change.id, code: code, message: "the server could not apply the change: \(error)", change: change)
     }
 }
 
@@ -259,14 +228,19 @@ extension SyncValue {
 }
 
 extension SyncChange {
-    /// The change with the identifiers `renamed` lists replaced.
+    /// The change with the identifiers `renamed` lists replaced, in its values, bases, and
+    /// what a to-many added and removed.
     func renamingIDs(_ renamed: [String: String]) -> SyncChange {
         guard !renamed.isEmpty else { return self }
+        let rename = { (gid: String) in renamed[gid] ?? gid }
         var change = self
-        change.id = renamed[id] ?? id
+        change.id = rename(id)
         change.fields = fields.mapValues { field in
             var field = field
-            field.value = field.value.canonicalized { renamed[$0] ?? $0 }
+            field.value = field.value.canonicalized(rename)
+            field.base = field.base?.canonicalized(rename)
+            field.added = field.added?.map(rename)
+            field.removed = field.removed?.map(rename)
             return field
         }
         return change

@@ -30,39 +30,39 @@ struct FieldValues {
     }
 
     /// Writes `value` into `model`'s field through its setter, if it differs from the model's.
-    /// `resolve` finds the model of a related row's identifier; a relationship some of whose
-    /// rows it cannot find is left as it is, and false returned.
+    /// `resolve` finds the model of a related row's identifier. Rows it cannot find are left
+    /// out (a to-one keeps its value) and returned, so that the rest of a to-many still applies.
     @discardableResult
     func assign(
         _ value: SyncValue, to model: any PersistentModel, _ field: SyncSchema.Field, in entity: SyncSchema.Entity,
         resolve: (String) throws -> (any PersistentModel)?
-    ) throws -> Bool {
+    ) throws -> [String] {
         switch field.kind {
         case .attribute:
-            let stored = value.sqlValue
             if SyncValue(try model._modelKitValue(at: field.index)) != value {
-                try entity.entity.assign(stored, at: field.index, to: model)
+                try entity.entity.assign(value.sqlValue, at: field.index, to: model)
             }
         case .toOne:
             let current = model._modelKitModels(at: field.index).first
             guard case .reference(let gid) = value else {
                 if current != nil { model._modelKitSet([], at: field.index) }
-                return true
+                return []
             }
-            guard let target = try resolve(gid) else { return false }
+            guard let target = try resolve(gid) else { return [gid] }
             if current !== target { model._modelKitSet([target], at: field.index) }
         case .toMany:
-            guard case .references(let gids) = value else { return true }
+            guard case .references(let gids) = value else { return [] }
             var targets: [any PersistentModel] = []
+            var missing: [String] = []
             for gid in gids {
-                guard let target = try resolve(gid) else { return false }
-                targets.append(target)
+                if let target = try resolve(gid) { targets.append(target) } else { missing.append(gid) }
             }
             let current = model._modelKitModels(at: field.index)
             let same = current.count == targets.count && Set(current.map(ObjectIdentifier.init)) == Set(targets.map(ObjectIdentifier.init))
             if !same { model._modelKitSet(targets, at: field.index) }
+            return missing
         }
-        return true
+        return []
     }
 }
 

@@ -21,13 +21,18 @@ struct SyncSchema: Sendable {
         let lineage: [String]
         let fields: [Field]
         let fieldsByName: [String: Field]
+        /// Its class hierarchy's root, whose table unique constraints span.
+        let root: String
+        /// Its unique constraints' properties, by name: attributes only.
+        let uniques: [[String]]
 
-        /// What a new row of the entity is made with from `change`: its attributes' values, and
-        /// for a required to-one (which loads with its row) the key `key` finds for its target.
-        func storedValues(of change: SyncChange, key: (String) -> Int64?) -> [Int: SQLValue] {
+        /// What a new row of the entity is made with from its fields' `values`: its attributes'
+        /// values, and for a required to-one (which loads with its row) the key `key` finds for
+        /// its target.
+        func storedValues(of values: [String: SyncValue], key: (String) -> Int64?) -> [Int: SQLValue] {
             var stored: [Int: SQLValue] = [:]
             for field in fields {
-                guard let value = change.fields[field.name]?.value else { continue }
+                guard let value = values[field.name] else { continue }
                 switch field.kind {
                 case .attribute: stored[field.index] = value.sqlValue
                 case .toOne(_, isOptional: false):
@@ -65,9 +70,14 @@ struct SyncSchema: Sendable {
                 lineage.append(next.name)
                 current = next.superentity
             }
+            let attributes = Dictionary(uniqueKeysWithValues: fields.filter { !$0.isRelationship }.map { ($0.index, $0.name) })
+            let uniques = entity.replicaUniqueConstraints.compactMap { indexes -> [String]? in
+                let names = indexes.compactMap { attributes[$0] }
+                return names.count == indexes.count && !names.isEmpty ? names : nil
+            }
             entities[entity.name] = Entity(
                 entity: entity, name: entity.name, lineage: lineage, fields: fields,
-                fieldsByName: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0) }))
+                fieldsByName: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0) }), root: lineage.last!, uniques: uniques)
         }
         self.entities = entities
         roots = entities.values.filter { $0.entity.superentity == nil }.sorted { $0.name < $1.name }

@@ -11,12 +11,14 @@ import ModelKit
 /// | `_modelkit_sync_pushes` | the server's answer to each push, by device and push identifier, for retries |
 /// | `_modelkit_sync_merged` | identifiers the server merged into another row's (unique attributes) |
 /// | `_modelkit_sync_waiting` | pulled relationship values whose rows have not arrived yet |
+/// | `_modelkit_sync_awaited` | the rows each waiting value waits for, so that a page retries only the values its rows settle |
 enum SyncTables {
     static let ids = "_modelkit_sync_ids"
     static let state = "_modelkit_sync_state"
     static let pushes = "_modelkit_sync_pushes"
     static let merged = "_modelkit_sync_merged"
     static let waiting = "_modelkit_sync_waiting"
+    static let awaited = "_modelkit_sync_awaited"
 
     /// Creates the tables if the store lacks them. On PostgreSQL, under a lock, so that server
     /// instances starting together do not race.
@@ -31,7 +33,15 @@ enum SyncTables {
             CREATE TABLE IF NOT EXISTS \(pushes) (device TEXT NOT NULL, push TEXT NOT NULL, response TEXT NOT NULL, PRIMARY KEY (device, push));
             CREATE TABLE IF NOT EXISTS \(merged) (gid TEXT PRIMARY KEY NOT NULL, target TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS \(waiting) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT NOT NULL, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
+            CREATE TABLE IF NOT EXISTS \(awaited) (target TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL, PRIMARY KEY (target, gid, property));
             """)
+        // Values that began to wait before the awaited table existed wait for every row they name.
+        if try sql.rows("SELECT 1 FROM \(awaited) LIMIT 1").isEmpty {
+            for row in try sql.rows(selectWaiting) {
+                guard case .text(let gid) = row[0], case .text(let property) = row[1], case .text(let json) = row[2] else { continue }
+                for target in try SyncJSON.value(json).referencedIDs { try sql.run(insertAwaited, [.text(target), .text(gid), .text(property)]) }
+            }
+        }
     }
 
     // MARK: Identifiers
@@ -71,7 +81,8 @@ enum SyncTables {
 
     static let selectPush = "SELECT response FROM \(pushes) WHERE device = ? AND push = ?"
     static let insertPush = "INSERT INTO \(pushes) (device, push, response) VALUES (?, ?, ?)"
-    static let selectMerged = "SELECT target FROM \(merged) WHERE gid = ?"
+    /// gid, target: of the gids bound (in chunks) that were merged into others.
+    static func selectMerged(count: Int) -> String { "SELECT gid, target FROM \(merged) WHERE gid IN (\(placeholders(count)))" }
     static let insertMerged = "INSERT INTO \(merged) (gid, target) VALUES (?, ?) ON CONFLICT (gid) DO NOTHING"
 
     // MARK: Waiting relationships
@@ -80,6 +91,16 @@ enum SyncTables {
     static let upsertWaiting =
         "INSERT INTO \(waiting) (gid, property, value, clock) VALUES (?, ?, ?, ?) ON CONFLICT (gid, property) DO UPDATE SET value = excluded.value, clock = excluded.clock"
     static let deleteWaiting = "DELETE FROM \(waiting) WHERE gid = ? AND property = ?"
+    /// The waiting values (gid, property, value, clock) that wait for one of the gids bound.
+    static func selectAwaiting(count: Int) -> String {
+        "SELECT w.gid, w.property, w.value, w.clock FROM \(waiting) w WHERE EXISTS (SELECT 1 FROM \(awaited) a WHERE a.gid = w.gid AND a.property = w.property AND a.target IN (\(placeholders(count))))"
+    }
+    /// The waiting fields (gid, property) of the gids bound.
+    static func selectWaitingFields(count: Int) -> String {
+        "SELECT gid, property FROM \(waiting) WHERE gid IN (\(placeholders(count)))"
+    }
+    static let insertAwaited = "INSERT INTO \(awaited) (target, gid, property) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
+    static let deleteAwaited = "DELETE FROM \(awaited) WHERE gid = ? AND property = ?"
 
     static func placeholders(_ count: Int) -> String {
         Array(repeating: "?", count: count).joined(separator: ", ")

@@ -1,0 +1,291 @@
+/// Decides a push against a ``PushSnapshot``, with no database: which rows it makes, changes,
+/// merges, deletes and refuses, and each field's value under the server's rules.
+///
+/// - A pushed field whose base is the server's value (or a row's first value) is taken. Any
+///   other meets a concurrent change, and its property's rule settles it, even when the pushed
+///   value equals the server's: two devices adding 2 to 0 under a summing rule make 4.
+/// - To-many relationships merge as sets: what the device added and removed since its base is
+///   applied to the server's set; rows that are gone drop out, the others stay.
+/// - A new row whose unique value a stored row holds is merged into that row: its fields apply
+///   to it as edits with no base. A row deleted earlier in the same push holds nothing.
+/// - Deletes win: a change of a row that is gone is dropped, and answered with its tombstone.
+/// - A change the server cannot store (text with NUL where the store cannot keep it, a value
+///   of another kind than its property's) or that would give a unique value to a second row
+///   is refused; the rest of the push goes on.
+struct PushPlanner {
+    let schema: SyncSchema
+    let policies: SyncPolicies
+
+    /// Plans `changes` against `snapshot`. `refused` holds changes (by index) already known to
+    /// fail, refused as given.
+    /// - Throws: ``SyncError/Code/schemaMismatch`` for an entity or property the schema lacks.
+    func plan(_ changes: [SyncChange], refused: [Int: SyncRejection] = [:], snapshot: PushSnapshot) throws -> PushPlan {
+        var state = State(snapshot: snapshot)
+        var plan = PushPlan()
+        var answered = Set<String>()
+        func answer(_ gid: String, _ entity: String) {
+            if answered.insert(gid).inserted { plan.answer.append((gid, entity)) }
+        }
+
+        // Rows first: what is new, merged, deleted or refused; then each change's fields.
+        var pending: [(index: Int, gid: String, entity: SyncSchema.Entity, isNew: Bool)] = []
+        for (index, change) in changes.enumerated() {
+            let entity = try schema.entity(named: change.entity)
+            try checkNames(change, entity)
+            if let rejection = refused[index] ?? invalidity(of: change, entity, snapshot) {
+                plan.rejections.append(rejection)
+                answer(state.canonical(change.id), change.entity)
+                continue
+            }
+            let gid = state.canonical(change.id)
+            if let row = state.rows[gid] {
+                answer(gid, change.entity)
+                guard row.values != nil else {
+                    // Gone on the server (or by a cascade): deletes win over edits.
+                    if change.deleted { plan.accepted += 1 }
+                    continue
+                }
+                plan.accepted += 1
+                if change.deleted {
+                    state.delete(gid, entity)
+                    plan.deletes.append((gid, change.entity))
+                    plan.records[gid] = nil
+                } else {
+                    if plan.records[gid] == nil { plan.records[gid] = (row.version, row.clocks) }
+                    pending.append((index, gid, entity, state.created.contains(gid)))
+                }
+            } else if change.deleted {
+                // Never stored here: nothing to delete.
+                plan.accepted += 1
+                answer(gid, change.entity)
+            } else if let owner = state.owner(of: change, entity) {
+                // A unique value a stored row holds: the new row is that row.
+                plan.merged[change.id] = owner
+                state.aliases[change.id] = owner
+                plan.accepted += 1
+                answer(owner, state.rows[owner]!.entity)
+                if plan.records[owner] == nil { plan.records[owner] = (state.rows[owner]!.version, state.rows[owner]!.clocks) }
+                pending.append((index, owner, try schema.entity(named: state.rows[owner]!.entity), state.created.contains(owner)))
+            } else {
+                state.create(gid, entity, claiming: change)
+                plan.creates.append(PushPlan.Create(gid: gid, entity: change.entity, values: [:]))
+                plan.records[gid] = (nil, FieldRecord())
+                plan.accepted += 1
+                answer(gid, change.entity)
+                pending.append((index, gid, entity, true))
+            }
+        }
+
+        for (index, gid, entity, isNew) in pending {
+            let change = changes[index]
+            var record = plan.records[gid]!.fields
+            var resolved: [String: SyncValue] = [:]
+            for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
+                guard let field = entity.fieldsByName[name] else { continue }
+                let current = state.rows[gid]!.values![name] ?? .null
+                let (value, clock) = resolve(pushed, of: field, in: entity, current: current, clock: record[name]?.clock, state: state, conflicts: &plan.conflicts)
+                if value != current || isNew { resolved[name] = value }
+                record[name] = .init(base: nil, clock: clock.description)
+            }
+            if let rejection = state.uniqueConflict(of: gid, entity, setting: resolved, change: change) {
+                // The row keeps its values; a new one is not made.
+                plan.rejections.append(rejection)
+                plan.accepted -= 1
+                if isNew {
+                    plan.creates.removeAll { $0.gid == gid }
+                    plan.records[gid] = nil
+                    state.delete(gid, entity)
+                }
+                continue
+            }
+            state.set(resolved, of: gid, entity)
+            plan.records[gid]!.fields = record
+            if isNew, let create = plan.creates.firstIndex(where: { $0.gid == gid }) {
+                plan.creates[create].values.merge(resolved) { _, new in new }
+            } else if !resolved.isEmpty {
+                if let update = plan.updates.firstIndex(where: { $0.gid == gid }) {
+                    plan.updates[update].values.merge(resolved) { _, new in new }
+                } else {
+                    plan.updates.append(PushPlan.Update(gid: gid, entity: state.rows[gid]!.entity, values: resolved))
+                }
+            }
+        }
+        return plan
+    }
+
+    /// The value and clock of one pushed field.
+    private func resolve(
+        _ pushed: SyncField, of field: SyncSchema.Field, in entity: SyncSchema.Entity, current: SyncValue, clock stored: String?, state: State,
+        conflicts: inout Int
+    ) -> (SyncValue, HybridLogicalClock) {
+        let serverClock = stored.flatMap(HybridLogicalClock.init) ?? .zero
+        let incomingClock = HybridLogicalClock(pushed.clock) ?? .zero
+        let incoming = pushed.value.canonicalized(state.canonical)
+        switch field.kind {
+        case .toMany:
+            // The server's set holds live rows; of the rows added, those gone drop out.
+            var set = Set(current.referencedIDs)
+            if pushed.added == nil, pushed.removed == nil {
+                set.formUnion(incoming.referencedIDs.filter(state.isLive))
+            } else {
+                set.formUnion((pushed.added ?? []).map(state.canonical).filter(state.isLive))
+                set.subtract((pushed.removed ?? []).map(state.canonical))
+            }
+            return (.references(set.sorted()), max(serverClock, incomingClock))
+        case .toOne:
+            // A to-one to a row that is gone holds nothing, as the delete leaves it.
+            let incoming = incoming.referencedIDs.first.map { state.isLive($0) ? incoming : .null } ?? incoming
+            return settle(pushed, incoming, current, serverClock, incomingClock, entity, field, state, &conflicts)
+        case .attribute:
+            return settle(pushed, incoming, current, serverClock, incomingClock, entity, field, state, &conflicts)
+        }
+    }
+
+    /// A value edit: taken when its base is the server's value, else settled by the rule.
+    private func settle(
+        _ pushed: SyncField, _ incoming: SyncValue, _ current: SyncValue, _ serverClock: HybridLogicalClock, _ incomingClock: HybridLogicalClock,
+        _ entity: SyncSchema.Entity, _ field: SyncSchema.Field, _ state: State, _ conflicts: inout Int
+    ) -> (SyncValue, HybridLogicalClock) {
+        let base = pushed.base?.canonicalized(state.canonical)
+        if base == current || (base == nil && serverClock == .zero) { return (incoming, incomingClock) }
+        conflicts += 1
+        switch policies.rule(for: field.name, of: entity.lineage) {
+        case .lastEditWins:
+            return incomingClock > serverClock ? (incoming, incomingClock) : (current, serverClock)
+        case .serverWins:
+            return (current, serverClock)
+        case .custom(let rule):
+            // A rule that cannot decode the values leaves the server's.
+            return ((try? rule(base, current, incoming)) ?? current, max(serverClock, incomingClock))
+        }
+    }
+
+    /// Throws for names the schema lacks: the device runs other models, and nothing applies.
+    private func checkNames(_ change: SyncChange, _ entity: SyncSchema.Entity) throws {
+        for name in change.fields.keys where entity.fieldsByName[name] == nil {
+            throw SyncError(.schemaMismatch, "\(entity.name) has no synced property \(name); sync devices and servers with the same models")
+        }
+    }
+
+    /// Why the server cannot store `change`, if it cannot: a value of another kind than its
+    /// property's, or text the store cannot keep.
+    private func invalidity(of change: SyncChange, _ entity: SyncSchema.Entity, _ snapshot: PushSnapshot) -> SyncRejection? {
+        for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
+            let field = entity.fieldsByName[name]!
+            let fits: Bool =
+                switch (field.kind, pushed.value) {
+                case (.attribute, .reference), (.attribute, .references): false
+                case (.toOne, .reference), (.toOne, .null), (.toMany, .references): true
+                case (.toOne, _), (.toMany, _): false
+                case (.attribute, .text(let text)): snapshot.textHoldsNUL || !text.utf8.contains(0)
+                case (.attribute, _): true
+                }
+            if !fits {
+                let reason =
+                    if case .text = pushed.value, field.kind == .attribute {
+                        "\(entity.name).\(name) holds a NUL character, which the server's database cannot store"
+                    } else {
+                        "\(entity.name).\(name) was pushed as a value of another kind than the property's"
+                    }
+                return SyncRejection(entity: change.entity, id: change.id, code: .invalidValue, message: reason, change: change)
+            }
+        }
+        return nil
+    }
+}
+
+/// The rows as the plan leaves them, while it is made.
+private struct State {
+    var rows: [String: PushSnapshot.Row]
+    var aliases: [String: String]
+    var owners: [UniqueValue: String]
+    var created: Set<String> = []
+
+    init(snapshot: PushSnapshot) {
+        rows = snapshot.rows
+        aliases = snapshot.aliases
+        owners = snapshot.owners
+    }
+
+    func canonical(_ gid: String) -> String { aliases[gid] ?? gid }
+
+    /// Whether the row is stored or made by the push, and not deleted.
+    func isLive(_ gid: String) -> Bool { rows[canonical(gid)]?.values != nil }
+
+    /// The live row other than the change's holding one of the unique values the new row sets.
+    func owner(of change: SyncChange, _ entity: SyncSchema.Entity) -> String? {
+        for unique in entity.uniques {
+            let values = unique.map { change.fields[$0]?.value ?? .null }
+            guard !values.contains(.null), let owner = owners[UniqueValue(root: entity.root, properties: unique, values: values)],
+                owner != canonical(change.id), isLive(owner)
+            else { continue }
+            return owner
+        }
+        return nil
+    }
+
+    /// A refusal when `values` would give `gid` a unique value another live row holds.
+    func uniqueConflict(of gid: String, _ entity: SyncSchema.Entity, setting values: [String: SyncValue], change: SyncChange) -> SyncRejection? {
+        let current = rows[gid]!.values!
+        for unique in entity.uniques where unique.contains(where: { values[$0] != nil }) {
+            let after = unique.map { values[$0] ?? current[$0] ?? .null }
+            guard !after.contains(.null), let owner = owners[UniqueValue(root: entity.root, properties: unique, values: after)], owner != gid,
+                isLive(owner)
+            else { continue }
+            return SyncRejection(
+                entity: change.entity, id: change.id, code: .uniqueConflict,
+                message: "another \(entity.name) already has \(unique.joined(separator: ", ")) \(after.map(\.debugText).joined(separator: ", "))",
+                change: change)
+        }
+        return nil
+    }
+
+    /// Makes a row, holding the unique values `change` gives it from now on.
+    mutating func create(_ gid: String, _ entity: SyncSchema.Entity, claiming change: SyncChange) {
+        rows[gid] = PushSnapshot.Row(entity: entity.name, version: 0, values: [:], clocks: FieldRecord())
+        created.insert(gid)
+        for unique in entity.uniques {
+            let values = unique.map { change.fields[$0]?.value ?? .null }
+            if !values.contains(.null) { owners[UniqueValue(root: entity.root, properties: unique, values: values)] = gid }
+        }
+    }
+
+    /// Sets fields of a live row, moving its unique values.
+    mutating func set(_ values: [String: SyncValue], of gid: String, _ entity: SyncSchema.Entity) {
+        let before = rows[gid]!.values!
+        rows[gid]!.values!.merge(values) { _, new in new }
+        let after = rows[gid]!.values!
+        for unique in entity.uniques {
+            let old = unique.map { before[$0] ?? .null }
+            let new = unique.map { after[$0] ?? .null }
+            if old != new, owners[UniqueValue(root: entity.root, properties: unique, values: old)] == gid {
+                owners[UniqueValue(root: entity.root, properties: unique, values: old)] = nil
+            }
+            if !new.contains(.null) { owners[UniqueValue(root: entity.root, properties: unique, values: new)] = gid }
+        }
+    }
+
+    mutating func delete(_ gid: String, _ entity: SyncSchema.Entity) {
+        let values = rows[gid]?.values ?? [:]
+        for unique in entity.uniques {
+            let key = UniqueValue(root: entity.root, properties: unique, values: unique.map { values[$0] ?? .null })
+            if owners[key] == gid { owners[key] = nil }
+        }
+        rows[gid]?.values = nil
+    }
+}
+
+extension SyncValue {
+    /// The value as a message shows it.
+    var debugText: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let value): "\(value)"
+        case .real(let value): "\(value)"
+        case .text(let value): "\"\(value)\""
+        case .blob(let value): "\(value.count) bytes"
+        case .reference(let gid): gid
+        case .references(let gids): "[\(gids.joined(separator: ", "))]"
+        }
+    }
+}
