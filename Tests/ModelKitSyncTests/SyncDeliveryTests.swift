@@ -12,21 +12,37 @@ final class FaultyTransport: SyncTransport {
     /// How many pushes to drop before they reach the server.
     let droppedPushes = Mutex(0)
     /// Runs before each pull reaches the server.
-    let beforePull = Mutex<(@Sendable () throws -> Void)?>(nil)
+    let beforePull = Mutex<(@Sendable () async throws -> Void)?>(nil)
+    /// Whether each push reaches the server twice at once, as a retry racing the original would.
+    let duplicatesPushes = Mutex(false)
 
     init(server: SyncServer) { self.server = server }
 
     struct Lost: Error {}
+    /// Two deliveries of one push answered differently.
+    struct Diverged: Error {
+        let first: SyncPushResponse
+        let second: SyncPushResponse
+    }
 
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         if droppedPushes.withLock({ count in defer { count = max(0, count - 1) }; return count > 0 }) { throw Lost() }
-        let response = try await server.push(request)
+        let response: SyncPushResponse
+        if duplicatesPushes.withLock({ $0 }) {
+            async let first = server.push(request)
+            async let second = server.push(request)
+            let answers = try await [first, second]
+            guard answers[0] == answers[1] else { throw Diverged(first: answers[0], second: answers[1]) }
+            response = answers[0]
+        } else {
+            response = try await server.push(request)
+        }
         if lostPushAnswers.withLock({ count in defer { count = max(0, count - 1) }; return count > 0 }) { throw Lost() }
         return response
     }
 
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        try beforePull.withLock { $0 }?()
+        try await beforePull.withLock { $0 }?()
         return try await server.pull(request)
     }
 }
