@@ -27,8 +27,11 @@ struct PushPlanner {
             if answered.insert(gid).inserted { plan.answer.append((gid, entity)) }
         }
 
-        // Rows first: what is new, merged, deleted or refused; then each change's fields.
-        var pending: [(index: Int, gid: String, entity: SyncSchema.Entity, isNew: Bool)] = []
+        // Rows first: what exists, goes or is refused; rows new to the server are taken as
+        // present, so that relationships to them hold, and placed once the stored rows' changes
+        // have moved the unique values they set.
+        var pending: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
+        var fresh: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
         for (index, change) in changes.enumerated() {
             let entity = try schema.entity(named: change.entity)
             try checkNames(change, entity)
@@ -38,7 +41,7 @@ struct PushPlanner {
                 continue
             }
             let gid = state.canonical(change.id)
-            if let row = state.rows[gid] {
+            if let row = state.rows[gid], !state.created.contains(gid) || !change.deleted {
                 answer(gid, change.entity)
                 guard row.values != nil else {
                     // Gone on the server (or by a cascade): deletes win over edits.
@@ -50,33 +53,26 @@ struct PushPlanner {
                     state.delete(gid, entity)
                     plan.deletes.append((gid, change.entity))
                     plan.records[gid] = nil
+                } else if state.created.contains(gid) {
+                    fresh.append((index, gid, entity))
                 } else {
                     if plan.records[gid] == nil { plan.records[gid] = (row.version, row.clocks) }
-                    pending.append((index, gid, entity, state.created.contains(gid)))
+                    pending.append((index, gid, entity))
                 }
             } else if change.deleted {
                 // Never stored here: nothing to delete.
                 plan.accepted += 1
                 answer(gid, change.entity)
-            } else if let owner = state.owner(of: change, entity) {
-                // A unique value a stored row holds: the new row is that row.
-                plan.merged[change.id] = owner
-                state.aliases[change.id] = owner
-                plan.accepted += 1
-                answer(owner, state.rows[owner]!.entity)
-                if plan.records[owner] == nil { plan.records[owner] = (state.rows[owner]!.version, state.rows[owner]!.clocks) }
-                pending.append((index, owner, try schema.entity(named: state.rows[owner]!.entity), state.created.contains(owner)))
             } else {
-                state.create(gid, entity, claiming: change)
-                plan.creates.append(PushPlan.Create(gid: gid, entity: change.entity, values: [:]))
-                plan.records[gid] = (nil, FieldRecord())
+                state.create(gid, entity)
                 plan.accepted += 1
-                answer(gid, change.entity)
-                pending.append((index, gid, entity, true))
+                fresh.append((index, gid, entity))
             }
         }
 
-        for (index, gid, entity, isNew) in pending {
+        /// Settles the fields `changes[index]` pushes for row `gid`, refusing the change if it
+        /// would give the row a unique value another holds.
+        func settle(_ index: Int, _ gid: String, _ entity: SyncSchema.Entity, isNew: Bool) {
             let change = changes[index]
             var record = plan.records[gid]!.fields
             var resolved: [String: SyncValue] = [:]
@@ -96,7 +92,7 @@ struct PushPlanner {
                     plan.records[gid] = nil
                     state.delete(gid, entity)
                 }
-                continue
+                return
             }
             state.set(resolved, of: gid, entity)
             plan.records[gid]!.fields = record
@@ -108,6 +104,27 @@ struct PushPlanner {
                 } else {
                     plan.updates.append(PushPlan.Update(gid: gid, entity: state.rows[gid]!.entity, values: resolved))
                 }
+            }
+        }
+
+        for (index, gid, entity) in pending { settle(index, gid, entity, isNew: false) }
+        for (index, gid, entity) in fresh {
+            let change = changes[index]
+            if plan.records[gid] == nil, let owner = state.owner(of: change, entity) {
+                // A unique value a stored row holds: the new row is that row.
+                state.merge(gid, into: owner)
+                plan.merged[change.id] = owner
+                answer(owner, state.rows[owner]!.entity)
+                let ownerEntity = schema.entities[state.rows[owner]!.entity]!
+                if plan.records[owner] == nil { plan.records[owner] = (state.rows[owner]!.version, state.rows[owner]!.clocks) }
+                settle(index, owner, ownerEntity, isNew: state.created.contains(owner))
+            } else {
+                if plan.records[gid] == nil {
+                    plan.creates.append(PushPlan.Create(gid: gid, entity: change.entity, values: [:]))
+                    plan.records[gid] = (nil, FieldRecord())
+                }
+                answer(gid, change.entity)
+                settle(index, gid, entity, isNew: true)
             }
         }
         return plan
@@ -240,14 +257,18 @@ private struct State {
         return nil
     }
 
-    /// Makes a row, holding the unique values `change` gives it from now on.
-    mutating func create(_ gid: String, _ entity: SyncSchema.Entity, claiming change: SyncChange) {
+    /// Takes a row new to the server as present: its unique values are claimed as its fields
+    /// are set.
+    mutating func create(_ gid: String, _ entity: SyncSchema.Entity) {
         rows[gid] = PushSnapshot.Row(entity: entity.name, version: 0, values: [:], clocks: FieldRecord())
         created.insert(gid)
-        for unique in entity.uniques {
-            let values = unique.map { change.fields[$0]?.value ?? .null }
-            if !values.contains(.null) { owners[UniqueValue(root: entity.root, properties: unique, values: values)] = gid }
-        }
+    }
+
+    /// Makes a new row the stored row `owner`: identifiers of it stand for the owner.
+    mutating func merge(_ gid: String, into owner: String) {
+        rows[gid] = nil
+        created.remove(gid)
+        aliases[gid] = owner
     }
 
     /// Sets fields of a live row, moving its unique values.

@@ -74,8 +74,11 @@ struct ServerPush {
                 throw ChangesFailed(error: error)
             }
         }
-        // A unique violation every attempt is the push's own.
+        // A unique violation every attempt, or a row that moves every attempt, is the push's own.
         if let lastError, SyncFailures.isUniqueViolation(lastError) { throw ChangesFailed(error: lastError) }
+        if lastError == nil {
+            throw ChangesFailed(error: SyncError(.serverFailed, "the changes' rows were stored otherwise than planned at every attempt"))
+        }
         throw SyncError(
             .serverFailed,
             "the push kept meeting concurrent changes of the same rows and was not applied\(lastError.map { ": \($0)" } ?? ""); sync again")
@@ -117,6 +120,7 @@ struct ServerPush {
             let model = try context.makeModel(of: entity.entity, values: stored)
             context.insert(model)
             models[create.gid] = model
+            ids.name(model, create.gid)
         }
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)

@@ -61,9 +61,17 @@ final class SyncIDs {
         return row.gid
     }
 
-    /// The identifier of `model`'s row, which is saved.
+    /// Identifiers of models made during the request and not saved yet.
+    private var unsaved: [ObjectIdentifier: String] = [:]
+
+    /// Names a model made during the request, before it is saved.
+    func name(_ model: any PersistentModel, _ gid: String) {
+        unsaved[ObjectIdentifier(model)] = gid
+    }
+
+    /// The identifier of `model`'s row: a saved one's, or one ``name(_:_:)`` gave.
     func gid(of model: any PersistentModel, assigning: Bool) throws -> String? {
-        guard let key = model._rowKey else { return nil }
+        guard let key = model._rowKey else { return unsaved[ObjectIdentifier(model)] }
         return try gid(entity: model.persistentModelID.entityName, key: key, assigning: assigning)
     }
 
