@@ -147,6 +147,7 @@ var targets: [Target] = [
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
     .executableTarget(
         name: "modelkit-sync-bench", dependencies: ["ModelKit", "ModelKitSync", sqliteDependency], path: "Benchmarks/modelkit-sync-bench"),
+    .executableTarget(name: "modelkit-sync-chaos", dependencies: ["SyncChaos"], path: "Benchmarks/modelkit-sync-chaos"),
     .executableTarget(name: "modelkit-load", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ"], path: "Benchmarks/modelkit-load"),
     .executableTarget(
         name: "modelkit-sync-server", dependencies: ["ModelKit", "ModelKitPostgres", "ModelKitSync"], path: "Examples/modelkit-sync-server"),
@@ -167,8 +168,9 @@ var targets: [Target] = [
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    .target(name: "SyncChaos", dependencies: ["ModelKit", "ModelKitSync", "ModelKitPostgres"], path: "Tests/SyncChaos"),
     .testTarget(name: "ModelKitSyncTests", dependencies: [
-            "ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "modelkit-sync-crash-device", "TestSupport",
+            "ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "modelkit-sync-crash-device", "TestSupport", "SyncChaos",
         ]),
     .testTarget(
         name: "AppStateTests",
