@@ -100,7 +100,7 @@ struct ChaosOperations {
                 "folder": ChaosValues.reference(folder?.key),
             ]
             return (
-                "create note \(key) " + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + " tags \(names.map(ChaosValues.text))",
+                "create note \(key) " + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + " tags " + ChaosValues.names(names),
                 { facts, time in
                     facts.notes[key] = .init(edits: values.mapValues { [Edit(device: d, time: time, value: $0)] })
                     facts.notes[key]?.added = names.map { Edit(device: d, time: time, value: $0) }

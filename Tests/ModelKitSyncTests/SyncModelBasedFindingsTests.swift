@@ -1,0 +1,96 @@
+import Foundation
+import ModelKit
+import ModelKitSync
+import Testing
+
+/// Failures the model-based test (SyncModelBasedTests) found, each reduced to a small
+/// deterministic case named after the promise it checks.
+@Suite struct SyncModelBasedFindingsTests {
+    /// Found by seed 10337063239505734844 (SQLite): a tag renamed offline into a name another
+    /// device had given the server made every later sync of the device fail.
+    @Test(arguments: ServerKind.available)
+    func aTagRenamedIntoANameTheServerHasIsRefusedAndTheDeviceSyncsOn(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        a.context.insert(Tag(name: "work"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        b.context.insert(Tag(name: "home"))
+        try b.context.save()
+        try await b.sync()
+        let renaming = ModelContext(a.container)
+        try renaming.fetch(FetchDescriptor<Tag>())[0].name = "home"  // A has not pulled B's "home"
+        try renaming.save()
+        let report = try await a.sync()
+        #expect(report.rejections.map(\.code) == [.uniqueConflict])
+        #expect(Set(try a.all(Tag.self).map(\.name)) == ["work", "home"])
+        #expect(try await a.sync().rejected == 0)
+        #expect(Set(try ModelContext(world.server.container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["work", "home"])
+    }
+
+    /// Found by seed 6319021666394696672 (PostgreSQL, two instances): a note body with a NUL
+    /// character made every later sync of the device fail with serverFailed.
+    @Test func aStringPostgresCannotHoldIsRefusedAsAnInvalidValueAndTheDeviceSyncsOn() async throws {
+        guard ServerKind.available.contains(.postgres) else { return }
+        let world = try SyncWorld(.postgres)
+        let a = try world.device()
+        a.context.insert(Note(title: "kept", body: "before"))
+        try a.context.save()
+        try await a.sync()
+        let editing = ModelContext(a.container)
+        try editing.fetch(FetchDescriptor<Note>())[0].body = "nul\u{0}inside"
+        try editing.save()
+        let report = try await a.sync()
+        #expect(report.rejections.map(\.code) == [.invalidValue])
+        #expect(try a.all(Note.self).map(\.body) == ["before"])
+        #expect(try await a.sync().rejected == 0)
+    }
+
+    /// Found by seed 17373500408144952882 (SQLite): a tag deleted and made again with the same
+    /// name in one save was gone from the server and every device.
+    @Test(arguments: ServerKind.available)
+    func aUniqueValueDeletedAndMadeAgainInOneSaveIsOneRowEverywhere(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        let note = Note(title: "n")
+        a.context.insert(note)
+        note.tags = [Tag(name: "work")]
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        let context = ModelContext(a.container)
+        context.delete(try context.fetch(FetchDescriptor<Tag>())[0])
+        let again = Tag(name: "work")
+        context.insert(again)
+        try context.fetch(FetchDescriptor<Note>())[0].tags.append(again)
+        try context.save()
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
+        for container in [a.container, b.container, world.server.container] {
+            let context = ModelContext(container)
+            #expect(try context.fetch(FetchDescriptor<Tag>()).map(\.name) == ["work"])
+            #expect(try context.fetch(FetchDescriptor<Note>()).map { $0.tags.map(\.name) } == [["work"]])
+        }
+    }
+
+    /// Found by seed 2410107321749333532: a NaN with its sign bit set came back without it.
+    @Test(arguments: ServerKind.available)
+    func aNegativeNaNKeepsItsBitsOnTheServerAndOtherDevices(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        let sample = Sample(name: "nan", seed: 1)
+        sample.double = -Double.nan
+        a.context.insert(sample)
+        try a.context.save()
+        #expect(try a.all(Sample.self).map(\.double.bitPattern) == [(-Double.nan).bitPattern])
+        try await a.sync()
+        try await b.sync()
+        #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Sample>()).map(\.double.bitPattern) == [(-Double.nan).bitPattern])
+        #expect(try b.all(Sample.self).map(\.double.bitPattern) == [(-Double.nan).bitPattern])
+    }
+}
