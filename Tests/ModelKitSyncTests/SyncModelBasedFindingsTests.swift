@@ -77,6 +77,35 @@ import Testing
         }
     }
 
+    /// Found by seeds 7612205215445056233 (PostgreSQL) and 13729863844206653691 (SQLite), after
+    /// main's 6b84333: a tag renamed away and a new tag of its old name, pushed together, left
+    /// devices with a note on another tag than the server's.
+    @Test(arguments: ServerKind.available)
+    func aUniqueValueRenamedAwayAndMadeAgainInOnePushIsTheSameEverywhere(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        a.context.insert(Tag(name: "urgent"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        let context = ModelContext(a.container)
+        try context.fetch(FetchDescriptor<Tag>())[0].name = "home"
+        try context.save()
+        let note = Note(title: "n")
+        context.insert(note)
+        note.tags = [Tag(name: "urgent")]
+        try context.save()
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
+        for container in [a.container, b.container, world.server.container] {
+            let context = ModelContext(container)
+            #expect(Set(try context.fetch(FetchDescriptor<Tag>()).map(\.name)) == ["home", "urgent"])
+            #expect(try context.fetch(FetchDescriptor<Note>()).map { $0.tags.map(\.name) } == [["urgent"]])
+        }
+    }
+
     /// Found by seed 2410107321749333532: a NaN with its sign bit set came back without it.
     @Test(arguments: ServerKind.available)
     func aNegativeNaNKeepsItsBitsOnTheServerAndOtherDevices(_ kind: ServerKind) async throws {
