@@ -107,6 +107,13 @@ struct RowKeyDispenser {
         next[last].isSQLitesNext = true
     }
 
+    /// Notes that the save deleted rows before asking for keys: a table's largest row may be gone,
+    /// and SQLite's pick for a row inserted without a key its key again, so every key is bound.
+    mutating func noteDeletes() {
+        handedOver = nil
+        for index in next.indices { next[index].isSQLitesNext = false }
+    }
+
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
     func record(in connection: Connection) throws {
         guard next.contains(where: \.isAsked) else { return }

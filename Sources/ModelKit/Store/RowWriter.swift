@@ -243,12 +243,13 @@ struct RowWriter {
 
     // MARK: Deletes
 
-    /// Deletes the row, its join-table links, and stored references to it that no in-memory
-    /// inverse took care of. Returns false if the row was already gone. The delete goes into the
-    /// history with the row's preserved values, read before it goes.
+    /// Deletes the row, and returns false if it was already gone. The delete goes into the
+    /// history with the row's preserved values, read before it goes. What points at the row
+    /// stays until ``clearReferences(to:of:)``.
     mutating func delete(_ entity: Schema.Entity, rowID key: Int64) throws -> Bool {
         let rowID = SQLValue.integer(key)
         mayHaveDeleted = true
+        keys.noteDeletes()
         try noteReplacedFiles(of: entity, row: key)
         if history != nil {
             var preserved: [(name: String, value: SQLValue)] = []
@@ -257,9 +258,15 @@ struct RowWriter {
             }
             history?.delete(entity: entity.name, rowID: key, preserved: preserved)
         }
-        for step in entity.cleanupOnDelete { try connection.statement(RelationshipSQL.cleanup(step)).run([rowID]) }
         try connection.statement(entity.sql.delete).run([rowID])
         return connection.changes == 1
+    }
+
+    /// Removes the join-table links of a deleted row, and clears the stored references to it that
+    /// no in-memory inverse took care of: those written before it, and those the save wrote after
+    /// ``delete(_:rowID:)``.
+    func clearReferences(to key: Int64, of entity: Schema.Entity) throws {
+        for step in entity.cleanupOnDelete { try connection.statement(RelationshipSQL.cleanup(step)).run([.integer(key)]) }
     }
 
     /// Throws if a stored required to-one still points at the deleted row. Call once every

@@ -2,9 +2,11 @@ extension Store {
     /// Writes `plan` in one transaction, with what a commit owes the others (see
     /// ``commit(trace:author:from:on:_:)``), and answers with the inserted rows' keys.
     ///
-    /// The order is fixed: inserts (a row's to-ones pointing at rows inserted before it take
-    /// their keys; the others are written once every row has one), updates, links, deletes,
-    /// then the check that no stored required to-one points at a deleted row, then the plan's
+    /// The order is fixed: deletes, so that a row inserted or updated with a deleted row's unique
+    /// value takes it rather than upserting onto the row; inserts (a row's to-ones pointing at
+    /// rows inserted before it take their keys; the others are written once every row has one);
+    /// updates; links; then the links and optional references to deleted rows are cleared,
+    /// whichever step wrote them, and no stored required to-one may point at one; then the plan's
     /// attachment. If the save fails, the store is as it was.
     /// - Throws: ``ModelKitError/saveConflict(entity:identifiers:)`` when a row the plan updates
     ///   or deletes is gone; what the database or the attachment throws.
@@ -37,10 +39,11 @@ private struct SaveExecution {
     }
 
     mutating func run(with writer: inout RowWriter) throws -> [Int64] {
+        try delete(with: &writer)
         try insert(with: &writer)
         try update(with: &writer)
         try link(with: writer)
-        try delete(with: &writer)
+        try clearReferences(with: writer)
         if let first = vanished.first {
             throw ModelKitError.saveConflict(
                 entity: first.entity.name,
@@ -158,6 +161,10 @@ private struct SaveExecution {
         for delete in plan.deletes where try !writer.delete(delete.entity, rowID: delete.key) {
             vanished.append((delete.entity, delete.key))
         }
+    }
+
+    private func clearReferences(with writer: RowWriter) throws {
+        for delete in plan.deletes { try writer.clearReferences(to: delete.key, of: delete.entity) }
         for delete in plan.deletes { try writer.checkRequiredReferences(to: delete.key, of: delete.entity) }
     }
 

@@ -41,6 +41,24 @@ import Testing
         #expect(try insert(["d"], into: container) == [4])
     }
 
+    /// A save deletes before it inserts: the newest row it deletes, whose key the writer's last
+    /// save handed over as SQLite's next pick, keeps its key to itself.
+    @Test func aSaveDeletingTheNewestRowGivesItsKeyToNoRowItInserts() throws {
+        let file = try TemporaryStore()
+        let container = try file.container(for: TodoItem.self)
+        let context = ModelContext(container)
+        let (kept, newest) = (TodoItem(title: "kept"), TodoItem(title: "newest"))
+        context.insert(kept)
+        context.insert(newest)
+        try context.save()
+        #expect(newest.persistentModelID.rowID == 2)
+        context.delete(newest)
+        let added = TodoItem(title: "added")
+        context.insert(added)
+        try context.save()
+        #expect(added.persistentModelID.rowID == 3)
+    }
+
     /// The writer's saves hand their next keys to the next save, which reads no largest key
     /// while nothing else changed the database.
     @Test func aSaveAfterTheWritersLastSaveReadsNoLargestKey() throws {
