@@ -107,6 +107,13 @@ struct SavePlan {
         let values: Values
         /// Changed to-ones pointing at rows the plan inserts.
         var references: [Reference] = []
+
+        /// Whether the update changes a unique constraint's column and points at no row the
+        /// plan inserts: it can go before the inserts, freeing the value it held for them.
+        var movesUniqueValue: Bool {
+            guard references.isEmpty, !entity.sql.uniqueColumns.isEmpty else { return false }
+            return entity.sql.uniqueColumns.contains { $0.contains(where: changed.contains) }
+        }
     }
 
     /// A change to the links of one owner in one join table.

@@ -3,9 +3,10 @@ extension Store {
     /// ``commit(trace:author:from:on:_:)``), and answers with the inserted rows' keys.
     ///
     /// The order is fixed: deletes, so that a row inserted or updated with a deleted row's unique
-    /// value takes it rather than upserting onto the row; inserts (a row's to-ones pointing at
-    /// rows inserted before it take their keys; the others are written once every row has one);
-    /// updates; links; then the links and optional references to deleted rows are cleared,
+    /// value takes it rather than upserting onto the row; updates that change a unique value and
+    /// point at no new row, for the same reason; inserts (a row's to-ones pointing at rows
+    /// inserted before it take their keys; the others are written once every row has one); the
+    /// other updates; links; then the links and optional references to deleted rows are cleared,
     /// whichever step wrote them, and no stored required to-one may point at one; then the plan's
     /// attachment. If the save fails, the store is as it was.
     /// - Throws: ``ModelKitError/saveConflict(entity:identifiers:)`` when a row the plan updates
@@ -40,8 +41,11 @@ private struct SaveExecution {
 
     mutating func run(with writer: inout RowWriter) throws -> [Int64] {
         try delete(with: &writer)
+        // A stored row giving up a unique value goes before the inserts, so that a new row can
+        // take the value; such an update points at no new row.
+        try update(with: &writer) { $0.movesUniqueValue }
         try insert(with: &writer)
-        try update(with: &writer)
+        try update(with: &writer) { !$0.movesUniqueValue }
         try link(with: writer)
         try clearReferences(with: writer)
         if let first = vanished.first {
@@ -124,9 +128,9 @@ private struct SaveExecution {
         }
     }
 
-    private mutating func update(with writer: inout RowWriter) throws {
+    private mutating func update(with writer: inout RowWriter, where included: (SavePlan.Update) -> Bool) throws {
         var held: [(entity: Schema.Entity, key: Int64)] = []
-        for update in plan.updates {
+        for update in plan.updates where included(update) {
             let found = try writer.update(update.entity, rowID: update.key, changed: update.changed) { column in
                 if let reference = update.references.first(where: { $0.column == column }) { return .integer(keys[reference.target]) }
                 return try update.values(column)
