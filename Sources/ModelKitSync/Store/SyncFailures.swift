@@ -2,8 +2,10 @@ import ModelKit
 
 enum SyncFailures {
     /// Whether `error` is a write that lost to a concurrent one: a unique constraint (another
-    /// instance recorded the same push or identifier first) or a retryable transaction.
+    /// instance recorded the same push or identifier first), a retryable transaction, or a row
+    /// the save changes that another push deleted since it was read.
     static func isConcurrentWrite(_ error: any Error) -> Bool {
+        if case .saveConflict? = error as? ModelKitError { return true }
         guard let failure = databaseError(error) else { return false }
         return failure.code == .uniqueViolation || failure.code == .transactionConflict
     }
