@@ -244,4 +244,31 @@ import Testing
         #expect(try await world.server.push(SyncPushRequest(envelope: envelope, id: "p1", changes: [bad, good])) == answer)
         #expect(try ModelContext(world.server.container).fetchCount(FetchDescriptor<Counter>()) == 1)
     }
+
+    @Test(arguments: ServerKind.available)
+    func aNewRowMergedIntoARowTheDeviceHasUnderAnotherValueBecomesThatRow(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        a.context.insert(Tag(name: "home"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        // B renames the tag "work"; A, not knowing, tags a new note with a new "work" tag.
+        try edit(b, Tag.self) { tags, _ in tags[0].name = "work" }
+        try await b.sync()
+        try edit(a, Note.self) { _, context in
+            let note = Note(title: "n")
+            context.insert(note)
+            note.tags = [Tag(name: "work")]
+        }
+        try await a.sync()
+        try await a.sync()
+        try await b.sync()
+        for container in [a.container, b.container, world.server.container] {
+            let context = ModelContext(container)
+            #expect(try context.fetch(FetchDescriptor<Tag>()).map(\.name) == ["work"])
+            #expect(try context.fetch(FetchDescriptor<Note>()).map(tagNames) == [["work"]])
+        }
+    }
 }

@@ -19,13 +19,11 @@ struct ClientApply {
         _ rows: [SyncChange], merged: [String: String], pushed: [String: SyncChange] = [:], rejected: Set<String> = [], download: Int64? = nil,
         finish: (StoreSQL) throws -> Void
     ) throws -> Int {
-        if !merged.isEmpty {
-            try ModelContext(client.container).replicaWrite { sql in
-                for (old, new) in merged { try sql.run(SyncTables.renameID, [.text(new), .text(old)]) }
-            }
-        }
-        // What was sent, under the names the server gave it.
+        let folded = try ClientMerge(client: client).apply(merged)
+        // What was sent, under the names the server gave it. A row folded into another was
+        // sent as another row than the device's: its fields are compared with their bases.
         let renamed = pushed.reduce(into: [String: SyncChange]()) { result, entry in
+            guard !folded.contains(entry.key) else { return }
             let change = entry.value.renamingIDs(merged)
             result[change.id] = change
         }

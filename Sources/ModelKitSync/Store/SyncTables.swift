@@ -70,6 +70,8 @@ enum SyncTables {
     static let markDeleted = "UPDATE \(ids) SET deleted = 1, fields = NULL, version = version + 1 WHERE gid = ?"
     /// Renames a gid (a merge): new, old.
     static let renameID = "UPDATE \(ids) SET gid = ? WHERE gid = ?"
+    /// Forgets a gid folded into another row's (a merge into a row the device has).
+    static let deleteID = "DELETE FROM \(ids) WHERE gid = ?"
 
     // MARK: State
 
