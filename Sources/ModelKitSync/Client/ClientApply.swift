@@ -68,11 +68,7 @@ struct ClientApply {
         let pageSet = Set(pageIDs + snapshot.awaited.map(\.gid))
         for (name, group) in Dictionary(grouping: ids.byGid.values, by: \.entity) {
             guard let entity = schema.entities[name] else { continue }
-            let live = group.filter { !$0.deleted }
-            var found: [Int64: any PersistentModel] = [:]
-            for model in try context.models(of: entity.entity, keys: live.map(\.key)) where model.persistentModelID.entityName == name {
-                found[model._rowKey!] = model
-            }
+            let found = try entity.models(of: group, in: context)
             for row in group {
                 let model = found[row.key]
                 if let model { models[row.gid] = model }

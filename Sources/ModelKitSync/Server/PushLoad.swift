@@ -53,11 +53,7 @@ struct PushLoad {
     private mutating func read(_ rows: [SyncIDs.Row], into snapshot: inout PushSnapshot) throws {
         for (name, group) in Dictionary(grouping: rows.filter { snapshot.rows[$0.gid] == nil }, by: \.entity) {
             guard let entity = schema.entities[name] else { continue }
-            let live = group.filter { !$0.deleted }
-            var found: [Int64: any PersistentModel] = [:]
-            for model in try context.models(of: entity.entity, keys: live.map(\.key)) where model.persistentModelID.entityName == name {
-                found[model._rowKey!] = model
-            }
+            let found = try entity.models(of: group, in: context)
             for row in group {
                 var values: [String: SyncValue]?
                 if let model = found[row.key] {

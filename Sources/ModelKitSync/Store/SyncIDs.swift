@@ -102,3 +102,15 @@ final class SyncIDs {
         return Row(gid: gid, entity: entity, key: key, version: version, deleted: deleted, fields: try FieldRecord(columns[5]))
     }
 }
+
+extension SyncSchema.Entity {
+    /// The stored models of `rows` (of this entity, not deleted), by row key. A row read
+    /// through its entity may be of a subclass: only rows of this very entity count.
+    func models(of rows: [SyncIDs.Row], in context: ModelContext) throws -> [Int64: any PersistentModel] {
+        var found: [Int64: any PersistentModel] = [:]
+        for model in try context.models(of: entity, keys: rows.filter { !$0.deleted }.map(\.key)) where model.persistentModelID.entityName == name {
+            found[model._rowKey!] = model
+        }
+        return found
+    }
+}
