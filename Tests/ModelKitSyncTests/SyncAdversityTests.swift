@@ -271,4 +271,53 @@ import Testing
             #expect(try context.fetch(FetchDescriptor<Note>()).map(tagNames) == [["work"]])
         }
     }
+
+    @Test(arguments: ServerKind.available)
+    func renamesThatPassUniqueValuesBetweenRowsReachADeviceThatWasAway(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        for name in ["x", "y", "p", "q"] { a.context.insert(Tag(name: name)) }
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        // A chain (y gives way to z, then x takes y) and a swap (p and q trade names), each
+        // rename a sync of its own on A; B, away meanwhile, pulls them in one page.
+        for (from, to) in [("y", "z"), ("x", "y"), ("p", "t"), ("q", "p"), ("t", "q")] {
+            try edit(a, Tag.self) { tags, _ in tags.first { $0.name == from }!.name = to }
+            try await a.sync()
+        }
+        try await b.sync()
+        try await b.sync()
+        for device in [a, b] {
+            #expect(Set(try device.all(Tag.self).map(\.name)) == ["y", "z", "p", "q"])
+        }
+        // Each row kept its identity: B's rows are the server's, name by name.
+        let server = try ModelContext(world.server.container).fetch(FetchDescriptor<Tag>(sortBy: [SortDescriptor(\.name)]))
+        let synced = try b.all(Tag.self, sortBy: [SortDescriptor(\.name)])
+        #expect(synced.map(\.name) == server.map(\.name))
+        let next = try await b.sync()
+        #expect(next.pushed == 0)
+    }
+
+    @Test(arguments: ServerKind.available)
+    func aPushThatPassesAUniqueValueFromOneRowToAnotherIsAppliedWhole(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        for name in ["x", "y"] { a.context.insert(Tag(name: name)) }
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        // Offline, x is touched first, then y gives its name way, then x takes it: one push.
+        for (from, to) in [("x", "x2"), ("y", "z"), ("x2", "y")] {
+            try edit(a, Tag.self) { tags, _ in tags.first { $0.name == from }!.name = to }
+        }
+        let report = try await a.sync()
+        #expect(report.rejected == 0)
+        try await b.sync()
+        for container in [a.container, b.container, world.server.container] {
+            #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["y", "z"])
+        }
+    }
 }

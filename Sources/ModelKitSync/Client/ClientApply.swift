@@ -27,14 +27,76 @@ struct ClientApply {
             let change = entry.value.renamingIDs(merged)
             result[change.id] = change
         }
+        let rejected = Set(rejected.map { merged[$0] ?? $0 })
+        do {
+            return try retryingRaces { try attempt(rows, pushed: renamed, rejected: rejected, download: download, finish: finish) }
+        } catch let error where SyncFailures.isUniqueViolation(error) {
+            return try applyOneByOne(rows, pushed: renamed, rejected: rejected, download: download, finish: finish)
+        }
+    }
+
+    private func retryingRaces(_ body: () throws -> Int) throws -> Int {
         for _ in 0..<32 {
             do {
-                return try attempt(rows, pushed: renamed, rejected: Set(rejected.map { merged[$0] ?? $0 }), download: download, finish: finish)
+                return try body()
             } catch is LocalSaveRaced {
                 continue
             }
         }
         throw SyncError(.transportFailed, "local saves kept racing the sync; sync again when the store is quieter: nothing was lost")
+    }
+
+    /// Applies rows that pass unique values between them (the server saw one row give up a value
+    /// and another take it): one row a save, deletes first, in the server's order, each row
+    /// that meets a value not yet given up tried again after the others. Rows that pass values
+    /// round (a swap) take turns holding a stand-in value. The cursor moves with the last save.
+    private func applyOneByOne(
+        _ rows: [SyncChange], pushed: [String: SyncChange], rejected: Set<String>, download: Int64?, finish: (StoreSQL) throws -> Void
+    ) throws -> Int {
+        var changed = 0
+        var remaining = rows.filter(\.deleted) + rows.filter { !$0.deleted }
+        for _ in 0...rows.count {
+            var stuck: [SyncChange] = []
+            var lastError: (any Error)?
+            for row in remaining {
+                do {
+                    changed += try retryingRaces { try attempt([row], pushed: pushed, rejected: rejected, download: download) { _ in } }
+                } catch let error where SyncFailures.isUniqueViolation(error) {
+                    stuck.append(row)
+                    lastError = error
+                }
+            }
+            if stuck.isEmpty { return changed + (try retryingRaces { try attempt([], pushed: [:], rejected: [], download: download, finish: finish) }) }
+            if stuck.count == remaining.count, try !standIn(for: stuck[0]), let lastError { throw lastError }
+            remaining = stuck
+        }
+        throw SyncError(.transportFailed, "the server's rows could not be applied in any order; sync again")
+    }
+
+    /// Gives the row of `change` a stand-in for each text value it holds of a unique attribute,
+    /// as its base too (no local edit), freeing the values for the rows that take them. False
+    /// when it holds none.
+    private func standIn(for change: SyncChange) throws -> Bool {
+        let context = ModelContext(client.container)
+        context.autosaveEnabled = false
+        context.author = SyncClient.author
+        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
+        try ids.load(gids: [change.id])
+        guard let row = ids.byGid[change.id], let entity = client.schema.entities[row.entity],
+            let model = try context.model(of: entity.entity, rowKey: row.key)
+        else { return false }
+        let values = FieldValues(schema: client.schema, ids: ids)
+        var record = row.fields
+        for name in Set(entity.uniques.joined()) {
+            let field = entity.fieldsByName[name]!
+            guard case .text(let text) = try values.value(of: model, field, assigning: false) else { continue }
+            let standIn = SyncValue.text(text + "\u{2060}" + change.id)
+            try values.assign(standIn, to: model, field, in: entity) { _ in nil }
+            record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
+        }
+        guard context.hasChanges else { return false }
+        try context.save { sql in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(change.id)]) }
+        return true
     }
 
     private func attempt(

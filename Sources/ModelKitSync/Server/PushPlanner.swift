@@ -107,7 +107,7 @@ struct PushPlanner {
             }
         }
 
-        for (index, gid, entity) in pending { settle(index, gid, entity, isNew: false) }
+        for (index, gid, entity) in ordered(pending, changes, snapshot: snapshot) { settle(index, gid, entity, isNew: false) }
         for (index, gid, entity) in fresh {
             let change = changes[index]
             if plan.records[gid] == nil, let owner = state.owner(of: change, entity) {
@@ -128,6 +128,35 @@ struct PushPlanner {
             }
         }
         return plan
+    }
+
+    /// `pending` (changes of stored rows) with each row that gives up a unique value before a
+    /// row that takes it, so that neither is refused and the save, which writes changed rows in
+    /// the order they first changed, writes them in that order too. Rows that trade values
+    /// round stay in push order (the later is refused).
+    private func ordered(
+        _ pending: [(index: Int, gid: String, entity: SyncSchema.Entity)], _ changes: [SyncChange], snapshot: PushSnapshot
+    ) -> [(index: Int, gid: String, entity: SyncSchema.Entity)] {
+        var moves: [(row: (index: Int, gid: String, entity: SyncSchema.Entity), gives: Set<UniqueValue>, takes: Set<UniqueValue>)] = []
+        var others: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
+        for row in pending {
+            let fields = changes[row.index].fields
+            let before = snapshot.rows[row.gid]?.values ?? [:]
+            var gives = Set<UniqueValue>()
+            var takes = Set<UniqueValue>()
+            for unique in row.entity.uniques where unique.contains(where: { fields[$0] != nil }) {
+                gives.insert(UniqueValue(root: row.entity.root, properties: unique, values: unique.map { before[$0] ?? .null }))
+                takes.insert(UniqueValue(root: row.entity.root, properties: unique, values: unique.map { fields[$0]?.value ?? before[$0] ?? .null }))
+            }
+            if gives.isEmpty { others.append(row) } else { moves.append((row, gives, takes)) }
+        }
+        var result: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
+        while let next = moves.indices.first(where: { index in
+            !moves.indices.contains { $0 != index && !moves[$0].gives.isDisjoint(with: moves[index].takes) }
+        }) {
+            result.append(moves.remove(at: next).row)
+        }
+        return result + moves.map(\.row) + others
     }
 
     /// The value and clock of one pushed field.

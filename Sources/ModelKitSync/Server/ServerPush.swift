@@ -112,8 +112,8 @@ struct ServerPush {
             return models[gid]
         }
 
-        // The writes, as the plan says: new rows (their relationships once all are made),
-        // changed fields, deletes.
+        // The writes, as the plan says: new rows, changed fields, new rows' relationships (once
+        // all are made), deletes.
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)
             let stored = entity.storedValues(of: create.values) { models[aliases[$0] ?? $0]?._rowKey }
@@ -122,17 +122,19 @@ struct ServerPush {
             models[create.gid] = model
             ids.name(model, create.gid)
         }
+        // Changed rows before new rows' relationships: the save writes changed rows in the order
+        // they first changed, which is the plan's.
+        for update in plan.updates {
+            let entity = try schema.entity(named: update.entity)
+            for (name, value) in update.values.sorted(by: { $0.key < $1.key }) {
+                try values.assign(value, to: models[update.gid]!, entity.fieldsByName[name]!, in: entity, resolve: resolve)
+            }
+        }
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)
             for field in entity.fields where field.isRelationship {
                 guard let value = create.values[field.name] else { continue }
                 try values.assign(value, to: models[create.gid]!, field, in: entity, resolve: resolve)
-            }
-        }
-        for update in plan.updates {
-            let entity = try schema.entity(named: update.entity)
-            for (name, value) in update.values.sorted(by: { $0.key < $1.key }) {
-                try values.assign(value, to: models[update.gid]!, entity.fieldsByName[name]!, in: entity, resolve: resolve)
             }
         }
         var deleted = Set<String>()
