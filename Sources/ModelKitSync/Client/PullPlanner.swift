@@ -147,16 +147,19 @@ struct PullPlanner {
         }
 
         // Values that waited for rows this page brings.
+        let createAt = Dictionary(plan.creates.indices.map { (plan.creates[$0].gid, $0) }, uniquingKeysWith: { first, _ in first })
+        var updateAt = Dictionary(plan.updates.indices.map { (plan.updates[$0].gid, $0) }, uniquingKeysWith: { first, _ in first })
         for entry in snapshot.awaited where byID[entry.gid]?.fields[entry.property] == nil && isPresent(entry.gid) {
             let row = snapshot.rows[entry.gid]
-            let entity = row?.entity ?? plan.creates.first { $0.gid == entry.gid }!.entity
+            let entity = row?.entity ?? plan.creates[createAt[entry.gid]!].entity
             guard try schema.entity(named: entity).fieldsByName[entry.property] != nil else { continue }
             let absent = missing(entry.value)
-            if let index = plan.creates.firstIndex(where: { $0.gid == entry.gid }) {
+            if let index = createAt[entry.gid] {
                 plan.creates[index].values[entry.property] = entry.value
-            } else if let index = plan.updates.firstIndex(where: { $0.gid == entry.gid }) {
+            } else if let index = updateAt[entry.gid] {
                 plan.updates[index].values[entry.property] = entry.value
             } else {
+                updateAt[entry.gid] = plan.updates.count
                 plan.updates.append(PullPlan.Write(gid: entry.gid, entity: entity, values: [entry.property: entry.value]))
             }
             if absent.isEmpty {

@@ -70,6 +70,10 @@ struct PushPlanner {
             }
         }
 
+        // Where each row's write is in the plan, by identifier.
+        var createAt: [String: Int] = [:]
+        var updateAt: [String: Int] = [:]
+
         /// Settles the fields `changes[index]` pushes for row `gid`, refusing the change if it
         /// would give the row a unique value another holds.
         func settle(_ index: Int, _ gid: String, _ entity: SyncSchema.Entity, isNew: Bool) {
@@ -87,8 +91,7 @@ struct PushPlanner {
                 // The row keeps its values; a new one is not made.
                 plan.rejections.append(rejection)
                 plan.accepted -= 1
-                if isNew {
-                    plan.creates.removeAll { $0.gid == gid }
+                if isNew, createAt[gid] == nil {
                     plan.records[gid] = nil
                     state.delete(gid, entity)
                 }
@@ -96,14 +99,14 @@ struct PushPlanner {
             }
             state.set(resolved, of: gid, entity)
             plan.records[gid]!.fields = record
-            if isNew, let create = plan.creates.firstIndex(where: { $0.gid == gid }) {
-                plan.creates[create].values.merge(resolved) { _, new in new }
+            if let at = isNew ? createAt[gid] : updateAt[gid] {
+                if isNew { plan.creates[at].values.merge(resolved) { _, new in new } } else { plan.updates[at].values.merge(resolved) { _, new in new } }
+            } else if isNew {
+                createAt[gid] = plan.creates.count
+                plan.creates.append(PushPlan.Create(gid: gid, entity: state.rows[gid]!.entity, values: resolved))
             } else if !resolved.isEmpty {
-                if let update = plan.updates.firstIndex(where: { $0.gid == gid }) {
-                    plan.updates[update].values.merge(resolved) { _, new in new }
-                } else {
-                    plan.updates.append(PushPlan.Update(gid: gid, entity: state.rows[gid]!.entity, values: resolved))
-                }
+                updateAt[gid] = plan.updates.count
+                plan.updates.append(PushPlan.Update(gid: gid, entity: state.rows[gid]!.entity, values: resolved))
             }
         }
 
@@ -119,10 +122,7 @@ struct PushPlanner {
                 if plan.records[owner] == nil { plan.records[owner] = (state.rows[owner]!.version, state.rows[owner]!.clocks) }
                 settle(index, owner, ownerEntity, isNew: state.created.contains(owner))
             } else {
-                if plan.records[gid] == nil {
-                    plan.creates.append(PushPlan.Create(gid: gid, entity: change.entity, values: [:]))
-                    plan.records[gid] = (nil, FieldRecord())
-                }
+                if plan.records[gid] == nil { plan.records[gid] = (nil, FieldRecord()) }
                 answer(gid, change.entity)
                 settle(index, gid, entity, isNew: true)
             }
@@ -132,8 +132,8 @@ struct PushPlanner {
 
     /// `pending` (changes of stored rows) with each row that gives up a unique value before a
     /// row that takes it, so that neither is refused and the save, which writes changed rows in
-    /// the order they first changed, writes them in that order too. Rows that trade values
-    /// round stay in push order (the later is refused).
+    /// the order they first changed, writes them in that order too. Of rows that trade values
+    /// round (a swap), one is refused.
     private func ordered(
         _ pending: [(index: Int, gid: String, entity: SyncSchema.Entity)], _ changes: [SyncChange], snapshot: PushSnapshot
     ) -> [(index: Int, gid: String, entity: SyncSchema.Entity)] {
@@ -150,13 +150,21 @@ struct PushPlanner {
             }
             if gives.isEmpty { others.append(row) } else { moves.append((row, gives, takes)) }
         }
+        // Each move after the moves giving up what it takes; a cycle stays in push order.
+        var giver: [UniqueValue: Int] = [:]
+        for (index, move) in moves.enumerated() { for value in move.gives { giver[value] = index } }
+        var placed = [Bool](repeating: false, count: moves.count)
+        var visiting = placed
         var result: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
-        while let next = moves.indices.first(where: { index in
-            !moves.indices.contains { $0 != index && !moves[$0].gives.isDisjoint(with: moves[index].takes) }
-        }) {
-            result.append(moves.remove(at: next).row)
+        func place(_ index: Int) {
+            guard !placed[index], !visiting[index] else { return }
+            visiting[index] = true
+            for value in moves[index].takes { if let other = giver[value], other != index { place(other) } }
+            placed[index] = true
+            result.append(moves[index].row)
         }
-        return result + moves.map(\.row) + others
+        for index in moves.indices { place(index) }
+        return result + others
     }
 
     /// The value and clock of one pushed field.
