@@ -4,7 +4,8 @@ import ModelKit
 /// (a unique value it already held) takes that row's identifier. When the device already has
 /// that row too (another device gave it the value, and this device has not heard yet), the two
 /// are folded into one: what the pushed row's relationships held moves to the other, and the
-/// pushed row goes. Run before the answer that names the merged rows is applied.
+/// pushed row goes (with it, when the device deleted the other). Run before the answer that
+/// names the merged rows is applied.
 struct ClientMerge {
     let client: SyncClient
 
@@ -26,9 +27,14 @@ struct ClientMerge {
                 continue
             }
             folded.append(old)
-            guard !row.deleted, !target.deleted, let entity = client.schema.entities[row.entity], row.entity == target.entity,
-                let from = try context.model(of: entity.entity, rowKey: row.key), let into = try context.model(of: entity.entity, rowKey: target.key)
+            guard !row.deleted, let entity = client.schema.entities[row.entity], let from = try context.model(of: entity.entity, rowKey: row.key)
             else { continue }
+            // The device deleted the row its pushed row became (the delete is on its way): the
+            // pushed row is that row, and goes too.
+            guard !target.deleted, row.entity == target.entity, let into = try context.model(of: entity.entity, rowKey: target.key) else {
+                context.delete(from)
+                continue
+            }
             for property in entity.entity.replicaProperties where property.kind != .attribute {
                 let moving = from._modelKitModels(at: property.index)
                 guard !moving.isEmpty else { continue }
