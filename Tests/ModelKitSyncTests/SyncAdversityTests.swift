@@ -320,4 +320,36 @@ import Testing
             #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["y", "z"])
         }
     }
+
+    @Test(arguments: ServerKind.available)
+    func aRowPulledWhileALocalRenameTakesItsUniqueValueIsNotLost(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let transport = FaultyTransport(server: world.server)
+        let a = try world.device()
+        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
+        a.context.insert(Tag(name: "x"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        try edit(a, Tag.self) { _, context in context.insert(Tag(name: "work")) }
+        try await a.sync()
+        // While B's sync pulls A's new "work", B renames its "x" to "work".
+        let container = b.container
+        let renamed = Mutex(false)
+        transport.beforePull.withLock {
+            $0 = {
+                guard !renamed.withLock({ $0 }) else { return }
+                renamed.withLock { $0 = true }
+                let context = ModelContext(container)
+                try context.fetch(FetchDescriptor<Tag>()).first { $0.name == "x" }!.name = "work"
+                try context.save()
+            }
+        }
+        let report = try await b.sync()
+        #expect(report.rejections.map(\.code) == [.uniqueConflict])
+        try await a.sync()
+        for container in [a.container, b.container, world.server.container] {
+            #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["x", "work"])
+        }
+    }
 }

@@ -67,22 +67,61 @@ struct ClientApply {
                 }
             }
             if stuck.isEmpty { return changed + (try retryingRaces { try attempt([], pushed: [:], rejected: [], download: download, finish: finish) }) }
-            if stuck.count == remaining.count, try !standIn(for: stuck[0]), let lastError { throw lastError }
+            if stuck.count == remaining.count, try !standIn(for: stuck[0].id), let lastError { throw lastError }
             remaining = stuck
         }
         throw SyncError(.transportFailed, "the server's rows could not be applied in any order; sync again")
     }
 
-    /// Gives the row of `change` a stand-in for each text value it holds of a unique attribute,
+    /// Raised when a row the server made has a unique value a local change gave another row:
+    /// the sync pushes again, and the server merges or refuses the local change, before pulling.
+    struct LocalChangesFirst: Error {}
+
+    /// Makes sure the device's rows outside the page hold none of the unique values of the new
+    /// rows `created`: one that holds it by a local change (not pushed yet) goes to the server
+    /// first (``LocalChangesFirst``); one that holds it as the server last gave it (a full
+    /// download brings rows in key order, not in the order values moved) takes a stand-in until
+    /// its own page comes, and the apply starts again.
+    private func makeRoom(for created: [SyncChange], pageIDs: Set<String>, ids: SyncIDs, values: FieldValues, in context: ModelContext) throws {
+        var standIns: [String] = []
+        for (name, group) in Dictionary(grouping: created, by: \.entity) {
+            guard let entity = client.schema.entities[name], !entity.uniques.isEmpty else { continue }
+            for unique in entity.uniques {
+                let indexes = unique.map { entity.fieldsByName[$0]!.index }
+                for change in group {
+                    let tuple = unique.map { change.fields[$0]?.value ?? .null }
+                    guard !tuple.contains(.null) else { continue }
+                    for holder in try context.models(of: entity.entity, holding: zip(indexes, tuple).map { (index: $0.0, value: $0.1.sqlValue) }) {
+                        guard let holderEntity = client.schema.entities[holder.persistentModelID.entityName] else { continue }
+                        guard let gid = try ids.gid(of: holder, assigning: false), !pageIDs.contains(gid) else {
+                            if try ids.gid(of: holder, assigning: false) == nil { throw LocalChangesFirst() }
+                            continue
+                        }
+                        let bases = ids.byGid[gid]?.fields ?? FieldRecord()
+                        let edited = try unique.contains { name in
+                            try bases[name]?.base != values.value(of: holder, holderEntity.fieldsByName[name]!, assigning: false)
+                        }
+                        if edited { throw LocalChangesFirst() }
+                        standIns.append(gid)
+                    }
+                }
+            }
+        }
+        guard !standIns.isEmpty else { return }
+        for gid in standIns { _ = try standIn(for: gid) }
+        throw LocalSaveRaced()
+    }
+
+    /// Gives the row `gid` a stand-in for each text value it holds of a unique attribute,
     /// as its base too (no local edit), freeing the values for the rows that take them. False
     /// when it holds none.
-    private func standIn(for change: SyncChange) throws -> Bool {
+    private func standIn(for gid: String) throws -> Bool {
         let context = ModelContext(client.container)
         context.autosaveEnabled = false
         context.author = SyncClient.author
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
-        try ids.load(gids: [change.id])
-        guard let row = ids.byGid[change.id], let entity = client.schema.entities[row.entity],
+        try ids.load(gids: [gid])
+        guard let row = ids.byGid[gid], let entity = client.schema.entities[row.entity],
             let model = try context.model(of: entity.entity, rowKey: row.key)
         else { return false }
         let values = FieldValues(schema: client.schema, ids: ids)
@@ -90,12 +129,12 @@ struct ClientApply {
         for name in Set(entity.uniques.joined()) {
             let field = entity.fieldsByName[name]!
             guard case .text(let text) = try values.value(of: model, field, assigning: false) else { continue }
-            let standIn = SyncValue.text(text + "\u{2060}" + change.id)
+            let standIn = SyncValue.text(text + "\u{2060}" + gid)
             try values.assign(standIn, to: model, field, in: entity) { _ in nil }
             record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
         }
         guard context.hasChanges else { return false }
-        try context.save { sql in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(change.id)]) }
+        try context.save { sql in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
         return true
     }
 
@@ -139,6 +178,8 @@ struct ClientApply {
                 snapshot.rows[row.gid] = PullSnapshot.Row(entity: name, deleted: row.deleted, values: rowValues, record: row.fields)
             }
         }
+
+        try makeRoom(for: rows.filter { !$0.deleted && ids.byGid[$0.id] == nil }, pageIDs: pageSet, ids: ids, values: values, in: context)
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
 

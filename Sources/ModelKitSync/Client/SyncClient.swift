@@ -72,6 +72,24 @@ public final class SyncClient: Sendable {
         defer { Task { await gate.leave() } }
         var report = SyncReport()
         let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials)
+        for round in 1...3 {
+            do {
+                try await push(envelope, into: &report)
+                try await pull(envelope, into: &report)
+                return report
+            } catch is ClientApply.LocalChangesFirst where round < 3 {
+                // A local change made while this sync ran holds a value the server gave
+                // another row: it goes first.
+                continue
+            } catch is ClientApply.LocalChangesFirst {
+                break
+            }
+        }
+        throw SyncError(.transportFailed, "local changes kept taking unique values the server gave other rows while syncing; sync again: nothing was lost")
+    }
+
+    /// Pushes until nothing is left to push.
+    private func push(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
         while let prepared = try await work({ try ClientPush(client: self).prepare(envelope) }) {
             // An unanswered push goes again as it was, with today's credentials.
             var request = prepared.request
@@ -82,8 +100,11 @@ public final class SyncClient: Sendable {
             report.conflicts += response.conflicts
             report.rejections += response.rejections
         }
-        // Each page is applied while the next one is fetched: the server's work and the
-        // device's overlap.
+    }
+
+    /// Pulls until the server has nothing more. Each page is applied while the next one is
+    /// fetched: the server's work and the device's overlap.
+    private func pull(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
         var page = try await firstPage(envelope)
         while true {
             let next = page.hasMore ? Task { [page] in try await self.pull(envelope, after: page.cursor) } : nil
@@ -101,7 +122,6 @@ public final class SyncClient: Sendable {
                 page = try await firstPage(envelope)
             }
         }
-        return report
     }
 
     /// The first page after the device's cursor: a full download, if the server says the
