@@ -34,6 +34,7 @@ enum SyncTables {
             CREATE TABLE IF NOT EXISTS \(merged) (gid TEXT PRIMARY KEY NOT NULL, target TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS \(waiting) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT NOT NULL, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
             CREATE TABLE IF NOT EXISTS \(awaited) (target TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL, PRIMARY KEY (target, gid, property));
+            CREATE INDEX IF NOT EXISTS \(awaited)_field ON \(awaited) (gid, property);
             """)
         // Values that began to wait before the awaited table existed wait for every row they name.
         if try sql.rows("SELECT 1 FROM \(awaited) LIMIT 1").isEmpty {
@@ -95,7 +96,7 @@ enum SyncTables {
     static let deleteWaiting = "DELETE FROM \(waiting) WHERE gid = ? AND property = ?"
     /// The waiting values (gid, property, value, clock) that wait for one of the gids bound.
     static func selectAwaiting(count: Int) -> String {
-        "SELECT w.gid, w.property, w.value, w.clock FROM \(waiting) w WHERE EXISTS (SELECT 1 FROM \(awaited) a WHERE a.gid = w.gid AND a.property = w.property AND a.target IN (\(placeholders(count))))"
+        "SELECT DISTINCT w.gid, w.property, w.value, w.clock FROM \(awaited) a JOIN \(waiting) w ON w.gid = a.gid AND w.property = a.property WHERE a.target IN (\(placeholders(count)))"
     }
     /// The waiting fields (gid, property) of the gids bound.
     static func selectWaitingFields(count: Int) -> String {
