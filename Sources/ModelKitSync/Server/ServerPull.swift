@@ -61,11 +61,15 @@ struct ServerPull {
         var listed = Set<SyncIDs.RowRef>()
         var last = token
         var stoppedEarly = false
+        // The device's own pushes: their answers gave it each pushed row as it became.
+        let own = SyncServer.author(of: request.envelope.device)
         for transaction in transactions {
             if rows.count >= limit {
                 stoppedEarly = true
                 break
             }
+            last = transaction.token.number
+            guard transaction.author != own else { continue }
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, server.schema.entities[identifier.entityName] != nil else { continue }
@@ -73,7 +77,6 @@ struct ServerPull {
                     rows.append((identifier.entityName, key))
                 }
             }
-            last = transaction.token.number
         }
         let changes = try describe(rows, in: context)
         return SyncPullResponse(
