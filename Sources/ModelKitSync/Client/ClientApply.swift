@@ -77,33 +77,39 @@ struct ClientApply {
     /// the sync pushes again, and the server merges or refuses the local change, before pulling.
     struct LocalChangesFirst: Error {}
 
-    /// Makes sure the device's rows outside the page hold none of the unique values of the new
-    /// rows `created`: one that holds it by a local change (not pushed yet) goes to the server
-    /// first (``LocalChangesFirst``); one that holds it as the server last gave it (a full
+    /// Makes sure the device's rows outside the page hold none of the unique values the page's
+    /// rows `written` take: one that holds it by a local change (not pushed yet) goes to the
+    /// server first (``LocalChangesFirst``); one that holds it as the server last gave it (a full
     /// download brings rows in key order, not in the order values moved) takes a stand-in until
     /// its own page comes, and the apply starts again.
-    private func makeRoom(for created: [SyncChange], pageIDs: Set<String>, ids: SyncIDs, values: FieldValues, in context: ModelContext) throws {
+    private func makeRoom(for written: [SyncChange], pageIDs: Set<String>, ids: SyncIDs, values: FieldValues, in context: ModelContext) throws {
         var standIns: [String] = []
-        for (name, group) in Dictionary(grouping: created, by: \.entity) {
+        for (name, group) in Dictionary(grouping: written, by: \.entity) {
             guard let entity = client.schema.entities[name], !entity.uniques.isEmpty else { continue }
             for unique in entity.uniques {
                 let indexes = unique.map { entity.fieldsByName[$0]!.index }
-                for change in group {
-                    let tuple = unique.map { change.fields[$0]?.value ?? .null }
-                    guard !tuple.contains(.null) else { continue }
-                    for holder in try context.models(of: entity.entity, holding: zip(indexes, tuple).map { (index: $0.0, value: $0.1.sqlValue) }) {
-                        guard let holderEntity = client.schema.entities[holder.persistentModelID.entityName] else { continue }
-                        guard let gid = try ids.gid(of: holder, assigning: false), !pageIDs.contains(gid) else {
-                            if try ids.gid(of: holder, assigning: false) == nil { throw LocalChangesFirst() }
-                            continue
-                        }
-                        let bases = ids.byGid[gid]?.fields ?? FieldRecord()
-                        let edited = try unique.contains { name in
-                            try bases[name]?.base != values.value(of: holder, holderEntity.fieldsByName[name]!, assigning: false)
-                        }
-                        if edited { throw LocalChangesFirst() }
-                        standIns.append(gid)
+                let tuples = group.map { change in unique.map { change.fields[$0]?.value ?? .null } }.filter { !$0.contains(.null) }
+                var holders: [any PersistentModel] = []
+                if unique.count == 1 {
+                    for chunk in tuples.map({ $0[0].sqlValue }).chunked(500) {
+                        holders += try context.models(of: entity.entity, holdingAny: chunk, at: indexes[0])
                     }
+                } else {
+                    for tuple in tuples {
+                        holders += try context.models(of: entity.entity, holding: zip(indexes, tuple).map { (index: $0.0, value: $0.1.sqlValue) })
+                    }
+                }
+                for holder in holders {
+                    guard let holderEntity = client.schema.entities[holder.persistentModelID.entityName] else { continue }
+                    // A row never pushed is a local change.
+                    guard let gid = try ids.gid(of: holder, assigning: false) else { throw LocalChangesFirst() }
+                    if pageIDs.contains(gid) { continue }
+                    let bases = ids.byGid[gid]?.fields ?? FieldRecord()
+                    let edited = try unique.contains { name in
+                        try bases[name]?.base != values.value(of: holder, holderEntity.fieldsByName[name]!, assigning: false)
+                    }
+                    if edited { throw LocalChangesFirst() }
+                    standIns.append(gid)
                 }
             }
         }
@@ -179,7 +185,7 @@ struct ClientApply {
             }
         }
 
-        try makeRoom(for: rows.filter { !$0.deleted && ids.byGid[$0.id] == nil }, pageIDs: pageSet, ids: ids, values: values, in: context)
+        try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: pageSet, ids: ids, values: values, in: context)
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
 
