@@ -38,15 +38,20 @@ final class SyncIDs {
         }
     }
 
-    /// Reads the identifiers of `keys` of `entity` not read yet.
+    /// Reads the identifiers of `keys` of `entity` not read yet; the keys found to have none
+    /// are remembered too, so that a row's identifier is looked for once a request.
     func load(entity: String, keys: some Sequence<Int64>) throws {
-        let missing = Array(Set(keys.filter { byRow[RowRef(entity: entity, key: $0)] == nil }))
+        let missing = Array(Set(keys.map { RowRef(entity: entity, key: $0) }.filter { byRow[$0] == nil && !unnamed.contains($0) }.map(\.key)))
         for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
             for row in try sql(SyncTables.selectIDsOfRows(count: chunk.count), [.text(entity)] + chunk.map { .integer($0) }) {
                 remember(try Self.row(row))
             }
         }
+        for key in missing where byRow[RowRef(entity: entity, key: key)] == nil { unnamed.insert(RowRef(entity: entity, key: key)) }
     }
+
+    /// Rows read and found to have no identifier.
+    private var unnamed: Set<RowRef> = []
 
     /// The identifier of `entity`'s row `key`, reading it if needed; with `assigning`, a new
     /// one if the row has none.
