@@ -4,19 +4,23 @@ import ModelKit
 
 /// A prepared statement on a ``PostgresConnection``: its text (with `$1`, `$2`, … parameters, as
 /// ``SQLDialect/postgres`` writes them) is prepared once per session, and each bound value is
-/// rendered in the form PostgreSQL's chosen parameter type reads.
+/// rendered in the form PostgreSQL's chosen parameter type reads. Its rows come in binary form
+/// where every column's type has one ModelKit reads (``PostgresValue/readsBinary(_:)``), else as
+/// text.
 final class PostgresStatement: DatabaseStatement {
     private unowned let connection: PostgresConnection
     private let name: String
     private let sql: String
     private let parameterCount: Int
-    /// The session the statement was prepared in, and the parameter types PostgreSQL chose.
-    private var prepared: (session: Int, types: [Oid])?
+    /// The session the statement was prepared in, the parameter types PostgreSQL chose, and the
+    /// results' format (1 for binary, 0 for text).
+    private var prepared: (session: Int, types: [Oid], resultFormat: Int32)?
     private var values: [SQLValue] = []
     private var result: OpaquePointer?
     private var row = -1
     private var rowCount = 0
     private var columnTypes: [Oid] = []
+    private var isBinary = false
     private(set) var columnCount: Int32 = 0
 
     init(connection: PostgresConnection, name: String, sql: String, parameterCount: Int) {
@@ -53,9 +57,9 @@ final class PostgresStatement: DatabaseStatement {
     func column(_ index: Int32) -> SQLValue {
         guard let result, row < rowCount, PQgetisnull(result, Int32(row), index) == 0 else { return .null }
         let count = Int(PQgetlength(result, Int32(row), index))
-        let bytes = UnsafeRawPointer(PQgetvalue(result, Int32(row), index)!).assumingMemoryBound(to: UInt8.self)
-        let text = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-        return PostgresValue.decode(text, type: columnTypes[Int(index)])
+        let bytes = UnsafeRawBufferPointer(start: PQgetvalue(result, Int32(row), index), count: count)
+        if isBinary { return PostgresValue.decode(binary: bytes, type: columnTypes[Int(index)]) }
+        return PostgresValue.decode(String(decoding: bytes, as: UTF8.self), type: columnTypes[Int(index)])
     }
 
     // MARK: Running
@@ -71,8 +75,9 @@ final class PostgresStatement: DatabaseStatement {
                 let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
                 return try connection.pipeline(commands, keeping: opening.count, checking: commands.count)
             }
+            let resultFormat = prepared!.resultFormat
             return try connection.keptResult(sql: sql) { handle in
-                PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, 0)
+                PQexecPrepared(handle, name, Int32(parameterCount), pointers, lengths, formats, resultFormat)
             }
         }
         take(kept)
@@ -110,9 +115,9 @@ final class PostgresStatement: DatabaseStatement {
     private func sending(
         _ pointers: UnsafePointer<UnsafePointer<CChar>?>?, _ lengths: UnsafePointer<Int32>?, _ formats: UnsafePointer<Int32>?
     ) -> PostgresConnection.PipelineCommand {
-        let (name, count) = (name, Int32(parameterCount))
+        let (name, count, resultFormat) = (name, Int32(parameterCount), prepared!.resultFormat)
         return PostgresConnection.PipelineCommand(sql: sql) { handle in
-            PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, 0)
+            PQsendQueryPrepared(handle, name, count, pointers, lengths, formats, resultFormat)
         }
     }
 
@@ -123,6 +128,7 @@ final class PostgresStatement: DatabaseStatement {
         rowCount = Int(PQntuples(kept))
         columnCount = PQnfields(kept)
         columnTypes = (0..<columnCount).map { PQftype(kept, $0) }
+        isBinary = PQbinaryTuples(kept) == 1
         connection.changes = Int(String(cString: PQcmdTuples(kept))) ?? 0
     }
 
@@ -139,9 +145,10 @@ final class PostgresStatement: DatabaseStatement {
     private func prepare(declaring declared: [Oid]) throws {
         let types = (0..<parameterCount).map { $0 < declared.count ? declared[$0] : 0 }
         try connection.withResult(sql: sql, { handle in PQprepare(handle, name, sql, Int32(parameterCount), types) }) { _ in }
-        let chosen = try connection.withResult(sql: sql, { PQdescribePrepared($0, name) }) { result in
-            (0..<Int32(parameterCount)).map { PQparamtype(result, $0) }
+        let (chosen, binary) = try connection.withResult(sql: sql, { PQdescribePrepared($0, name) }) { result in
+            let parameters = (0..<Int32(parameterCount)).map { PQparamtype(result, $0) }
+            return (parameters, (0..<PQnfields(result)).allSatisfy { PostgresValue.readsBinary(PQftype(result, $0)) })
         }
-        prepared = (connection.session, chosen)
+        prepared = (connection.session, chosen, binary ? 1 : 0)
     }
 }

@@ -6,6 +6,7 @@ import ModelKit
 enum PostgresValue {
     static let bool: Oid = 16
     static let bytea: Oid = 17
+    static let name: Oid = 19
     static let int8: Oid = 20
     static let int2: Oid = 21
     static let int4: Oid = 23
@@ -13,6 +14,7 @@ enum PostgresValue {
     static let oid: Oid = 26
     static let float4: Oid = 700
     static let float8: Oid = 701
+    static let varchar: Oid = 1043
     static let numeric: Oid = 1700
 
     /// A rendered parameter: its bytes (nil for NULL) and whether they are binary.
@@ -54,6 +56,7 @@ enum PostgresValue {
             if [int8, int4, int2].contains(type), real.rounded() == real, let integer = Int64(exactly: real) {
                 return Parameter(bytes: Array(String(integer).utf8))
             }
+            if type == float8 { return float8Parameter(real) }
             return Parameter(bytes: Array(doubleText(real).utf8))
         case .text(let string):
             guard !string.utf8.contains(0) else {
@@ -62,7 +65,7 @@ enum PostgresValue {
             return Parameter(bytes: Array(string.utf8))
         case .blob(let data):
             if type == float8 || type == float4, data.count == 8, let double = Double(sqlValue: value) {
-                return Parameter(bytes: Array(doubleText(double).utf8))
+                return type == float8 ? float8Parameter(double) : Parameter(bytes: Array(doubleText(double).utf8))
             }
             if type == bytea { return Parameter(bytes: Array(data), isBinary: true) }
             return Parameter(bytes: hexText(data))
@@ -81,7 +84,13 @@ enum PostgresValue {
         return text
     }
 
-    /// A double as PostgreSQL's `float8` input reads it back exactly.
+    /// A double in `float8`'s binary form, its bits big-endian: a NaN keeps its payload and
+    /// sign, which the text form (`NaN`) drops.
+    private static func float8Parameter(_ value: Double) -> Parameter {
+        Parameter(bytes: withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init), isBinary: true)
+    }
+
+    /// A double as PostgreSQL's `float8` input reads it back, exactly but for a NaN's payload.
     static func doubleText(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
@@ -97,6 +106,32 @@ enum PostgresValue {
         case numeric: return Int64(text).map(SQLValue.integer) ?? Double(text).map(SQLValue.real) ?? .text(text)
         case bytea: return .blob(hexBytes(text))
         default: return .text(text)
+        }
+    }
+
+    /// Whether results with a column of `type` can come in binary form: ``decode(binary:type:)``
+    /// reads it. Binary keeps every `float8` bit, where text reads every NaN as the same one.
+    static func readsBinary(_ type: Oid) -> Bool {
+        switch type {
+        case bool, bytea, int8, int2, int4, oid, float4, float8, text, varchar, name: true
+        default: false
+        }
+    }
+
+    /// A column's binary form (of a type ``readsBinary(_:)`` accepts) as the value SQLite would
+    /// hold.
+    static func decode(binary bytes: UnsafeRawBufferPointer, type: Oid) -> SQLValue {
+        func load<T: FixedWidthInteger>(_: T.Type) -> T { T(bigEndian: bytes.loadUnaligned(as: T.self)) }
+        switch type {
+        case bool: return .integer(bytes.first == 0 ? 0 : 1)
+        case int8: return .integer(load(Int64.self))
+        case int4: return .integer(Int64(load(Int32.self)))
+        case int2: return .integer(Int64(load(Int16.self)))
+        case oid: return .integer(Int64(load(UInt32.self)))
+        case float8: return .real(Double(bitPattern: load(UInt64.self)))
+        case float4: return .real(Double(Float(bitPattern: load(UInt32.self))))
+        case bytea: return .blob(Data(bytes))
+        default: return .text(String(decoding: bytes, as: UTF8.self))
         }
     }
 
