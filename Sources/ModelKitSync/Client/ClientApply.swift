@@ -235,7 +235,8 @@ struct ClientApply {
             }
             // The device's clock moves past every reading it sees; edits made before now were
             // made before it saw them.
-            if let newest = rows.lazy.flatMap(\.fields.values).compactMap({ HybridLogicalClock($0.clock) }).max() {
+            // The wire form sorts as clocks compare: the largest string is the newest reading.
+            if let newest = rows.lazy.flatMap(\.fields.values).map(\.clock).max().flatMap(HybridLogicalClock.init) {
                 var log = try ClockLog.read(in: sql)
                 let before = log
                 log.record(HybridLogicalClock(millis: newest.millis, counter: newest.counter, node: client.device), at: Date())
