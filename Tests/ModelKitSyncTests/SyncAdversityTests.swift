@@ -352,4 +352,43 @@ import Testing
             #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["x", "work"])
         }
     }
+
+    @Test(arguments: ServerKind.available)
+    func anEditBetweenCanonicallyEquivalentStringsTravels(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        a.context.insert(Note(title: "\u{e9}"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        try edit(a, Note.self) { notes, _ in notes[0].title = "e\u{301}" }
+        try await a.sync()
+        try await b.sync()
+        for container in [a.container, b.container, world.server.container] {
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).map { Array($0.title.unicodeScalars) } == [["e", "\u{301}"]])
+        }
+    }
+
+    @Test(arguments: ServerKind.available)
+    func aRefusalIsReportedEvenWhenTheSyncThatGotItFailsAfterItsPush(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let transport = FaultyTransport(server: world.server)
+        let a = try world.device()
+        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
+        a.context.insert(Tag(name: "one"))
+        a.context.insert(Tag(name: "two"))
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        try edit(a, Tag.self) { tags, _ in tags.first { $0.name == "one" }!.name = "same" }
+        try await a.sync()
+        try edit(b, Tag.self) { tags, _ in tags.first { $0.name == "two" }!.name = "same" }
+        transport.beforePull.withLock { $0 = { throw FaultyTransport.Lost() } }
+        await #expect(throws: SyncError.self) { try await b.sync() }
+        transport.beforePull.withLock { $0 = nil }
+        let report = try await b.sync()
+        #expect(report.rejections.map(\.code) == [.uniqueConflict])
+        #expect(try await b.sync().rejected == 0)
+    }
 }

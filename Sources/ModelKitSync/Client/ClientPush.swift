@@ -18,6 +18,8 @@ enum ClientState {
     static let download = "download"
     /// How many full downloads the device has begun.
     static let downloads = "downloads"
+    /// Refusals of pushed changes that no completed sync has reported yet.
+    static let rejections = "rejections"
 }
 
 /// A push sent or about to be: the request, and the local history token it covers up to.
@@ -175,7 +177,21 @@ struct ClientPush {
         try ClientApply(client: client).apply(response.rows, merged: response.merged, pushed: pushed, rejected: rejected) { sql in
             try sql.setState(ClientState.pushed, String(prepared.through))
             try sql.setState(ClientState.pending, nil)
+            if !response.rejections.isEmpty { try Self.record(response.rejections, in: sql) }
         }
+    }
+
+    /// Keeps refusals until a sync that completes reports them: one that fails after its push
+    /// was answered loses none.
+    static func record(_ rejections: [SyncRejection], in sql: StoreSQL) throws {
+        let kept = try unreported(in: sql)
+        try sql.setState(ClientState.rejections, String(decoding: try SyncJSON.encoder.encode(kept + rejections), as: UTF8.self))
+    }
+
+    /// The refusals no completed sync has reported yet.
+    static func unreported(in sql: StoreSQL) throws -> [SyncRejection] {
+        guard let json = try sql.state(ClientState.rejections) else { return [] }
+        return try SyncJSON.decoder.decode([SyncRejection].self, from: Data(json.utf8))
     }
 }
 

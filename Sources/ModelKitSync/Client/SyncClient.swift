@@ -76,6 +76,13 @@ public final class SyncClient: Sendable {
             do {
                 try await push(envelope, into: &report)
                 try await pull(envelope, into: &report)
+                report.rejections = try await work {
+                    try ModelContext(self.container).replicaWrite { sql in
+                        let rejections = try ClientPush.unreported(in: sql)
+                        try sql.setState(ClientState.rejections, nil)
+                        return rejections
+                    }
+                }
                 return report
             } catch is ClientApply.LocalChangesFirst where round < 3 {
                 // A local change made while this sync ran holds a value the server gave
@@ -98,7 +105,6 @@ public final class SyncClient: Sendable {
             try await work { try ClientPush(client: self).finish(prepared, response) }
             report.pushed += response.accepted
             report.conflicts += response.conflicts
-            report.rejections += response.rejections
         }
     }
 

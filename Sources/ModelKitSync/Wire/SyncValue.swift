@@ -24,7 +24,9 @@ public enum SyncValue: Sendable, Hashable, Codable {
         case (.null, .null): true
         case (.integer(let a), .integer(let b)): a == b
         case (.real(let a), .real(let b)): a.bitPattern == b.bitPattern
-        case (.text(let a), .text(let b)): a == b
+        // By bytes: Swift's String equality takes canonically equivalent text ("é" and "e" with
+        // a combining accent) as equal, and an edit from one to the other must travel.
+        case (.text(let a), .text(let b)): a.utf8.elementsEqual(b.utf8)
         case (.blob(let a), .blob(let b)): a == b
         case (.reference(let a), .reference(let b)): a == b
         case (.references(let a), .references(let b)): a == b
@@ -37,7 +39,7 @@ public enum SyncValue: Sendable, Hashable, Codable {
         case .null: hasher.combine(0)
         case .integer(let value): hasher.combine(value)
         case .real(let value): hasher.combine(value.bitPattern)
-        case .text(let value): hasher.combine(value)
+        case .text(var value): value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .blob(let value): hasher.combine(value)
         case .reference(let value): hasher.combine(value)
         case .references(let value): hasher.combine(value)
