@@ -61,7 +61,8 @@ extension PostgresError: DatabaseFailure {
             switch kind {
             case .cannotConnect: .cannotConnect
             case .connectionLost: .connectionLost
-            case .statementFailed, .valueNotStorable:
+            case .valueNotStorable: .unsupportedValue
+            case .statementFailed:
                 isUniqueViolation ? .uniqueViolation : isConstraintViolation ? .constraintViolation : isTransactionRetryable ? .transactionConflict : .other
             }
         return DatabaseError(code: code, message: message, sql: sql, underlying: self)

@@ -52,8 +52,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// A string or data value is longer than the database can store (1,000,000,000 bytes by
     /// default in SQLite, 1 GB in PostgreSQL). Nothing was written.
     case valueTooLarge(DatabaseError)
-    /// A property's value is one the store's database cannot hold, such as a string with a NUL
-    /// character in PostgreSQL. Nothing was written.
+    /// A property's value cannot be made into what the store keeps, such as a value its value
+    /// transformer does not turn into `Data`. Nothing was written. (A value the database cannot
+    /// hold is ``DatabaseError/Code/unsupportedValue``.)
     case valueNotStorable(entity: String, property: String, reason: String)
     /// Another process held the store's lock for longer than the busy timeout (5 seconds).
     case storeLocked(URL)

@@ -23,6 +23,11 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         public static let notADatabase = Code(description: "notADatabase")
         /// A string or data value is longer than the database can store.
         public static let valueTooLarge = Code(description: "valueTooLarge")
+        /// A value the database cannot store at all: a string with a NUL character (U+0000) in
+        /// PostgreSQL, whose text cannot hold one (SQLite keeps it). A save reports it before the
+        /// row is written, naming the model and property in ``DatabaseError/message``, and writes
+        /// nothing; remove the character, or keep such values as `Data`.
+        public static let unsupportedValue = Code(description: "unsupportedValue")
         /// The connection dropped (a server restart, say). The operation failed and nothing it
         /// did was committed; the next one reconnects.
         public static let connectionLost = Code(description: "connectionLost")
@@ -36,7 +41,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     public let message: String
     /// The SQL being run, if any. Bound values are never included.
     public let sql: String?
-    /// The database's own error.
+    /// The database's own error; for a value ModelKit refuses before the database sees it
+    /// (``Code/unsupportedValue``), one that says which database, property and value.
     public let underlying: any Error & Sendable
 
     package init(code: Code, message: String, sql: String?, underlying: any Error & Sendable) {

@@ -317,12 +317,11 @@ struct RowWriter {
 
     /// `value`, of the property at `column`, as the store will hold it: a large
     /// `.externalStorage` value goes to a file, and the row holds the file's name.
-    /// - Throws: ``ModelKitError/valueNotStorable(entity:property:reason:)`` for a string with a
-    ///   NUL character where the dialect's text cannot hold one.
+    /// - Throws: ``DatabaseError`` with code ``DatabaseError/Code/unsupportedValue`` for a string
+    ///   with a NUL character where the dialect's text cannot hold one.
     private mutating func storedValue(_ value: SQLValue, at column: Int, in entity: Schema.Entity) throws -> SQLValue {
         if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
-            throw ModelKitError.valueNotStorable(
-                entity: entity.name, property: entity.metadata[column].name, reason: "PostgreSQL text cannot hold a NUL character")
+            throw TextWithNUL(entity: entity.name, property: entity.metadata[column].name).databaseError
         }
         if case .blob(let data) = value, data.count >= ExternalFiles.threshold, let externalFiles,
             entity.externalColumns.contains(column)

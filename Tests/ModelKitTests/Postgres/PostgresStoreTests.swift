@@ -107,20 +107,52 @@ struct PostgresStoreTests {
         #expect(try titles(#Predicate { $0.title > "Z" && $0.title < "c" }) == ["a", "b", "back\\slash"])
     }
 
-    @Test func aStringWithNULIsATypedErrorNamingThePropertyAndNothingIsWritten() throws {
+    /// PostgreSQL's text cannot hold NUL: a save with one throws `DatabaseError` code
+    /// `unsupportedValue` naming the property, writes nothing, and the context saves once the
+    /// value is fixed; a fetch comparing with one throws the same code.
+    @Test func aStringWithNULIsAnUnsupportedValueNamingThePropertyAndNothingIsWritten() throws {
         let database = PostgresTestDatabase()
         let container = try database.container(for: TodoItem.self)
         let context = ModelContext(container)
-        context.insert(TodoItem(title: "fine"))
-        context.insert(TodoItem(title: "bad\u{0}title"))
-        #expect {
-            try context.save()
-        } throws: { error in
-            guard case .valueNotStorable(entity: "TodoItem", property: "title", _)? = modelKitError(error) else { return false }
-            return true
+        let stored = TodoItem(title: "stored")
+        context.insert(stored)
+        try context.save()
+        func titles() throws -> [[String]] { try database.rows(#"SELECT "title" FROM "TodoItem" ORDER BY "title""#) }
+        func expectUnsupported(_ step: String) throws {
+            let before = try titles()
+            #expect {
+                try context.save()
+            } throws: { error in
+                guard case .database(let failure)? = modelKitError(error) else { return false }
+                return failure.code == .unsupportedValue && failure.message.contains("TodoItem.title") && "\(error)".contains("NUL")
+            }
+            #expect(try titles() == before, "\(step): the store is unchanged")
+            #expect(context.hasChanges, "\(step)")
         }
-        #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 0)
-        #expect(context.hasChanges)
+
+        let added = TodoItem(title: "fine")
+        let bad = TodoItem(title: "bad\u{0}title")
+        context.insert(added)
+        context.insert(bad)
+        context.delete(stored)
+        try expectUnsupported("an insert")
+        bad.title = "fixed"
+        try context.save()
+        #expect(try titles() == [["fine"], ["fixed"]])
+
+        added.title = "changed\u{0}"
+        bad.title = "changed too"
+        try expectUnsupported("an update")
+        added.title = "changed"
+        try context.save()
+        #expect(try titles() == [["changed"], ["changed too"]])
+
+        let searched = "changed\u{0}"
+        #expect {
+            try context.fetch(FetchDescriptor<TodoItem>(predicate: #Predicate { $0.title == searched }))
+        } throws: { error in
+            databaseError(error)?.code == .unsupportedValue
+        }
     }
 
     @Test(arguments: [Double.nan, .infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1])
