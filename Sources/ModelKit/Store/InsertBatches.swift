@@ -23,8 +23,9 @@ struct InsertBatches {
         var values: [SQLValue] = []
         var rows = 0
         /// For an upsert batch: where the unique constraint's columns are among a row's stored
-        /// values, and the unique values held back.
-        var unique: (positions: [Int], held: Set<UniqueValues>)?
+        /// values, which of them hold numbers with a fraction (``ColumnAffinity/real``), and the
+        /// unique values held back.
+        var unique: (positions: [Int], reals: [Bool], held: Set<UniqueValues>)?
     }
 
     /// A row an upsert wrote: the key reserved for it, the key of the row written (the stored
@@ -55,7 +56,8 @@ struct InsertBatches {
         }
         var batch = Batch(entity: entity, keys: keys.reversed())
         if let constraint = sql.uniqueColumns.first {
-            batch.unique = (constraint.compactMap { sql.storedColumns.firstIndex(of: $0) }, [])
+            let positions = constraint.compactMap { sql.storedColumns.firstIndex(of: $0) }
+            batch.unique = (positions, positions.map { entity.metadata[sql.storedColumns[$0]].codec?.affinity == .real }, [])
         }
         batches.append(batch)
     }
@@ -74,8 +76,8 @@ struct InsertBatches {
     /// returns the key reserved for it.
     mutating func hold(_ row: [SQLValue], of entity: Schema.Entity, in connection: Connection) throws -> Int64 {
         let index = batches.firstIndex { $0.entity === entity }!
-        if let positions = batches[index].unique?.positions {
-            let values = UniqueValues(positions.map { row[$0] })
+        if let (positions, reals, _) = batches[index].unique {
+            let values = UniqueValues(positions.map { row[$0] }, reals: reals)
             // A row with a NULL unique value conflicts with none.
             if !values.hasNull, batches[index].unique?.held.insert(values).inserted == false {
                 settled += try Self.write(&batches[index], in: connection)
@@ -132,13 +134,15 @@ struct InsertBatches {
 }
 
 /// A row's values of a unique constraint, equal as PostgreSQL's unique index compares them: a
-/// `NaN` equals a `NaN`, and `-0.0` equals `0.0`.
+/// `NaN` equals a `NaN`, whatever its payload and sign, and `-0.0` equals `0.0`.
 private struct UniqueValues: Hashable {
     private let values: [SQLValue]
 
-    init(_ values: [SQLValue]) {
-        self.values = values.map { value in
-            guard case .real(let number) = value else { return value }
+    /// `values`, those of columns of `reals` read as doubles: a `Double`'s NaN and `-0.0` come as
+    /// their bits (``Double/sqlValue``).
+    init(_ values: [SQLValue], reals: [Bool]) {
+        self.values = zip(values, reals).map { value, isReal in
+            guard isReal, let number = Double(sqlValue: value) else { return value }
             return .real(number.isNaN ? .nan : number == 0 ? 0 : number)
         }
     }

@@ -16,6 +16,15 @@ import Testing
     }
 }
 
+@Model final class Gauge {
+    @Attribute(.unique) var level: Double
+    var note: String
+    init(level: Double, note: String) {
+        self.level = level
+        self.note = note
+    }
+}
+
 /// Every `Double` and `Float` keeps its bits in every store: signed zeros, infinities, subnormals
 /// and NaNs with their payloads and signs, through single and multi-row inserts and upserts,
 /// updates one at a time and many at once, fetches and predicates.
@@ -90,6 +99,22 @@ import Testing
         for index in 0..<count { upserting.insert(reading(index, shift: 3)) }
         try upserting.save()
         try expectStored(in: container, count: count, shift: 3, "a multi-row upsert onto the stored rows")
+    }
+
+    /// PostgreSQL's unique index takes every NaN for one value, and both zeros for one: new models
+    /// sharing one in a save end as one row with the last one's values, in one multi-row upsert
+    /// as row by row. (SQLite's index compares the bits a NaN or −0.0 is stored as.)
+    @Test(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipReason))
+    func newModelsWhoseUniqueDoublesAreEqualNaNsOrZerosEndAsOneRowOnPostgreSQL() throws {
+        let store = try TestStore(.postgres)
+        let container = try store.container(for: Gauge.self)
+        let context = ModelContext(container)
+        let levels: [Double] = [0, -0.0, Double(nan: 1, signaling: false), Double(nan: 2, signaling: false), -.nan, 1]
+        for (index, level) in levels.enumerated() { context.insert(Gauge(level: level, note: "gauge \(index)")) }
+        try context.save()
+
+        let notes = try ModelContext(container).fetch(FetchDescriptor<Gauge>()).map(\.note)
+        #expect(notes.sorted() == ["gauge 1", "gauge 4", "gauge 5"])
     }
 
     @Test(arguments: StoreKind.withPostgres)
