@@ -17,7 +17,7 @@ enum SyncFailures {
     /// Whether `error` says a value cannot be stored: too large, of another type than its
     /// property's, or one the database cannot hold.
     static func isInvalidValue(_ error: any Error) -> Bool {
-        if let failure = databaseError(error) { return failure.code == .valueTooLarge }
+        if let failure = databaseError(error) { return failure.code == .valueTooLarge || failure.code == .unsupportedValue }
         if case .storedValueMismatch? = error as? ModelKitError { return true }
         return false
     }
