@@ -25,9 +25,9 @@ public struct SyncHTTPHandler: Sendable {
     /// ``maximumBodySize``); an answer past a kilobyte is compressed when the request's
     /// `Accept-Encoding` has gzip, and says so in its `Content-Encoding`.
     public func handle(method: String, path: String, headers: [String: String], body: Data) async -> Response {
-        guard method.uppercased() == "POST" else { return failure(405, SyncError(.malformedMessage, "sync takes POST requests")) }
+        guard method.uppercased() == "POST" else { return Self.failure(405, SyncError(.malformedMessage, "sync takes POST requests")) }
         guard body.count <= maximumBodySize else {
-            return failure(413, SyncError(.malformedMessage, "the request is \(body.count) bytes, over the server's \(maximumBodySize)"))
+            return Self.failure(413, SyncError(.malformedMessage, "the request is \(body.count) bytes, over the server's \(maximumBodySize)"))
         }
         let credentials = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
         var body = body
@@ -35,9 +35,9 @@ public struct SyncHTTPHandler: Sendable {
             do {
                 body = try Gzip.decompress(body, limit: maximumBodySize)
             } catch let error as SyncError {
-                return failure(error.message.contains("more than") ? 413 : 400, error)
+                return Self.failure(error.message.contains("more than") ? 413 : 400, error)
             } catch {
-                return failure(400, SyncError(.malformedMessage, "\(error)"))
+                return Self.failure(400, SyncError(.malformedMessage, "\(error)"))
             }
         }
         let gzipAnswer = credentials["accept-encoding"]?.lowercased().contains("gzip") == true
@@ -53,12 +53,12 @@ public struct SyncHTTPHandler: Sendable {
                 request.envelope.credentials.merge(credentials) { _, header in header }
                 return try success(await server.pull(request), gzip: gzipAnswer)
             default:
-                return failure(404, SyncError(.malformedMessage, "\(path) is neither …/push nor …/pull"))
+                return Self.failure(404, SyncError(.malformedMessage, "\(path) is neither …/push nor …/pull"))
             }
         } catch let error as SyncError {
-            return failure(Self.status(of: error.code), error)
+            return Self.failure(Self.status(of: error.code), error)
         } catch {
-            return failure(500, SyncError(.serverFailed, "\(error)"))
+            return Self.failure(500, SyncError(.serverFailed, "\(error)"))
         }
     }
 
@@ -76,7 +76,8 @@ public struct SyncHTTPHandler: Sendable {
         return Response(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: try Gzip.compress(json))
     }
 
-    private func failure(_ status: Int, _ error: SyncError) -> Response {
+    /// A refusal: `status`, and `error` as JSON (a ``SyncHTTPFailure``).
+    static func failure(_ status: Int, _ error: SyncError) -> Response {
         let body = (try? SyncJSON.encoder.encode(SyncHTTPFailure(code: error.code, message: error.message))) ?? Data()
         return Response(status: status, headers: ["Content-Type": "application/json"], body: body)
     }

@@ -8,8 +8,11 @@ import Darwin
 #endif
 
 /// A small HTTP/1.1 server for a ``SyncHTTPHandler``, on POSIX sockets: for demos, tests and
-/// `modelkit-sync-server`. It speaks plain HTTP with `Content-Length` bodies and keep-alive, a
-/// thread per connection; behind a real deployment, mount the handler in your HTTP framework
+/// `modelkit-sync-server`. It speaks plain HTTP with `Content-Length` bodies, keep-alive and
+/// pipelining, a thread per connection. A request it cannot frame safely (a malformed head, a
+/// bad or conflicting `Content-Length`, a body over the handler's ``SyncHTTPHandler/maximumBodySize``,
+/// a head over 1 MiB, `Transfer-Encoding`) gets an HTTP error with a ``SyncError`` body, and the
+/// connection is closed. Behind a real deployment, mount the handler in your HTTP framework
 /// (Vapor, Hummingbird) or put TLS in front.
 public final class SyncHTTPServer: Sendable {
     public let handler: SyncHTTPHandler
@@ -80,59 +83,53 @@ public final class SyncHTTPServer: Sendable {
         close(listener)
     }
 
-    /// Answers requests on one connection until the client closes it.
+    /// Answers requests on one connection until the client closes it, or asks to, or sends a
+    /// request the parser refuses: that one is answered with its status and the connection
+    /// closed, as what follows cannot be framed.
     private func serve(_ connection: Int32) {
         defer { close(connection) }
-        var buffer = Data()
-        while let request = Self.readRequest(from: connection, buffer: &buffer) {
-            let response = Self.wait { await self.handler.handle(method: request.method, path: request.path, headers: request.headers, body: request.body) }
-            var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
-            for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
-            head += "Content-Length: \(response.body.count)\r\nConnection: keep-alive\r\n\r\n"
-            guard Self.write(Data(head.utf8) + response.body, to: connection) else { return }
+        var parser = HTTPRequestParser(maximumBodySize: handler.maximumBodySize)
+        while true {
+            switch parser.next() {
+            case .needMoreBytes:
+                guard let bytes = Self.read(from: connection) else { return }
+                parser.receive(bytes)
+            case .request(let request):
+                let response = Self.wait {
+                    await self.handler.handle(method: request.method, path: request.target, headers: request.headers, body: request.body)
+                }
+                guard Self.write(response, keepAlive: request.keepAlive, to: connection), request.keepAlive else { return }
+            case .refuse(let refusal):
+                let response = SyncHTTPHandler.failure(refusal.status, SyncError(.malformedMessage, refusal.message))
+                if Self.write(response, keepAlive: false, to: connection) { Self.drain(connection) }
+                return
+            }
         }
     }
 
-    private struct Request {
-        let method: String
-        let path: String
-        let headers: [String: String]
-        let body: Data
+    private static func write(_ response: SyncHTTPHandler.Response, keepAlive: Bool, to connection: Int32) -> Bool {
+        var head = "HTTP/1.1 \(response.status) \(response.status == 200 ? "OK" : "Error")\r\n"
+        for (name, value) in response.headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(response.body.count)\r\nConnection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
+        return write(Data(head.utf8) + response.body, to: connection)
     }
 
-    private static func readRequest(from connection: Int32, buffer: inout Data) -> Request? {
-        let separator = Data("\r\n\r\n".utf8)
-        var headerEnd = buffer.range(of: separator)
-        while headerEnd == nil {
-            guard read(from: connection, into: &buffer), buffer.count < 1 << 20 else { return nil }
-            headerEnd = buffer.range(of: separator)
-        }
-        let head = String(decoding: buffer[..<headerEnd!.lowerBound], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ")
-        guard requestLine.count >= 2 else { return nil }
-        var headers: [String: String] = [:]
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[String(line[..<colon]).trimmingCharacters(in: .whitespaces)] = String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-        }
-        let length = headers.first { $0.key.lowercased() == "content-length" }.flatMap { Int($0.value) } ?? 0
-        let bodyStart = headerEnd!.upperBound
-        while buffer.count - (bodyStart - buffer.startIndex) < length {
-            guard read(from: connection, into: &buffer) else { return nil }
-        }
-        let body = buffer[bodyStart..<bodyStart + length]
-        let request = Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers, body: Data(body))
-        buffer = Data(buffer[(bodyStart + length)...])
-        return request
+    /// After a refusal, reads and drops what the client still sends, for up to a second, before
+    /// the connection closes: closing with unread bytes resets it, and the client would see the
+    /// reset rather than the refusal. It costs the connection's thread that second at most.
+    private static func drain(_ connection: Int32) {
+        shutdown(connection, Int32(SHUT_WR))
+        var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+        setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let deadline = DispatchTime.now() + .seconds(1)
+        while DispatchTime.now() < deadline, read(from: connection) != nil {}
     }
 
-    private static func read(from connection: Int32, into buffer: inout Data) -> Bool {
+    /// The next bytes from `connection`; nil once it is closed or fails.
+    private static func read(from connection: Int32) -> ArraySlice<UInt8>? {
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer.append(contentsOf: chunk[0..<count])
-        return true
+        return count > 0 ? chunk[..<count] : nil
     }
 
     private static func write(_ data: Data, to connection: Int32) -> Bool {
