@@ -110,6 +110,14 @@ let isApple = false
 /// Targets that import SwiftData get Apple's framework on Apple platforms and our re-export elsewhere.
 let swiftDataDependency: [Target.Dependency] = isApple ? [] : ["SwiftData"]
 
+/// `MODELKIT_FUZZ=1`, which `scripts/fuzz-sync` sets in a scratch directory of its own, builds
+/// the sync server's code with libFuzzer's coverage and AddressSanitizer, and links
+/// `modelkit-sync-fuzz` with libFuzzer. Only these targets: `-Xswiftc` would reach the macros'
+/// executable too, which cannot link libFuzzer. Unset, the fuzz target replays inputs.
+let fuzzing = environment["MODELKIT_FUZZ"] == "1" && !isDependency
+let fuzzSwiftSettings: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+let fuzzLinkerSettings: [LinkerSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+
 /// Apple platforms ship SQLite as the `SQLite3` module; elsewhere it comes from the system library.
 let sqliteDependency: Target.Dependency = .target(
     name: "CSQLite", condition: .when(platforms: [.linux, .windows, .android, .wasi, .openbsd]))
@@ -128,7 +136,8 @@ var targets: [Target] = [
     ),
     .target(
         name: "ModelKit",
-        dependencies: [sqliteDependency, "ModelKitMacros"]
+        dependencies: [sqliteDependency, "ModelKitMacros"],
+        swiftSettings: fuzzSwiftSettings
     ),
     .systemLibrary(
         name: "CLibPQ",
@@ -141,7 +150,7 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
     ),
-    .target(name: "ModelKitSync", dependencies: ["ModelKit", "CZlib"]),
+    .target(name: "ModelKitSync", dependencies: ["ModelKit", "CZlib"], swiftSettings: fuzzSwiftSettings),
     .target(name: "AppState", dependencies: swiftDataDependency),
     .executableTarget(
         name: "modelkit-bench", dependencies: ["ModelKit", "ModelKitPostgres", "CLibPQ", sqliteDependency], path: "Benchmarks/modelkit-bench"),
@@ -166,11 +175,17 @@ var targets: [Target] = [
     .executableTarget(
         name: "modelkit-sync-crash-device", dependencies: ["ModelKit", "ModelKitSync"], path: "Tests/Tools/modelkit-sync-crash-device"),
     .executableTarget(name: "modelkit-crash-writer", dependencies: ["ModelKit"], path: "Tests/Tools/modelkit-crash-writer"),
+    // The sync server's fuzz target: a libFuzzer target when built by `scripts/fuzz-sync`, a
+    // replayer of its inputs otherwise (the tests replay the seed corpus with it).
+    .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+    .executableTarget(
+        name: "modelkit-sync-fuzz", dependencies: ["ModelKit", "ModelKitSync", "CLibFuzzer"], path: "Tests/Fuzz/modelkit-sync-fuzz",
+        swiftSettings: fuzzSwiftSettings, linkerSettings: fuzzLinkerSettings),
     .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitPostgres", "modelkit-crash-writer", "TestSupport", sqliteDependency]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
     .target(name: "SyncChaos", dependencies: ["ModelKit", "ModelKitSync", "ModelKitPostgres"], path: "Tests/SyncChaos"),
     .testTarget(name: "ModelKitSyncTests", dependencies: [
-            "ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "modelkit-sync-crash-device", "TestSupport", "SyncChaos",
+            "ModelKitSync", "ModelKit", "ModelKitPostgres", "modelkit-sync-server", "modelkit-sync-crash-device", "modelkit-sync-fuzz", "TestSupport", "SyncChaos",
         ]),
     .testTarget(
         name: "AppStateTests",
