@@ -27,7 +27,7 @@ struct ServerPull {
             let parts = text.split(separator: ":").map(String.init)
             if parts.count == 2, parts[0] == "h", let token = Int64(parts[1]) {
                 self = .history(token)
-            } else if parts.count == 4, parts[0] == "s", let start = Int64(parts[1]), let root = Int(parts[2]), let after = Int64(parts[3]) {
+            } else if parts.count == 4, parts[0] == "s", let start = Int64(parts[1]), let root = Int(parts[2]), root >= 0, let after = Int64(parts[3]) {
                 self = .download(start: start, root: root, after: after)
             } else {
                 throw SyncError(.malformedMessage, "\(text) is not a cursor this server made; pull without a cursor to download everything")
