@@ -54,11 +54,12 @@ struct HTTPHead: Equatable {
     }
 
     /// The fields by name; a field sent more than once has its values joined with `, `, as
-    /// RFC 9110 combines a list.
+    /// RFC 9110 combines a list. Joined once per name: joining as they come copies the text so
+    /// far again for each repeat, which a mebibyte of one short field repeated makes seconds.
     var headers: [String: String] {
-        fields.reduce(into: [:]) { headers, field in
-            headers[field.name] = headers[field.name].map { "\($0), \(field.value)" } ?? field.value
-        }
+        var values: [String: [String]] = [:]
+        for field in fields { values[field.name, default: []].append(field.value) }
+        return values.mapValues { $0.joined(separator: ", ") }
     }
 
     /// The comma-separated elements of the fields named `name`, without the spaces and tabs
