@@ -193,7 +193,9 @@ struct ClientApply {
         let resolve: (String) throws -> (any PersistentModel)? = { models[$0] }
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)
-            let model = try context.makeModel(of: entity.entity, values: entity.storedValues(of: create.values) { models[$0]?._rowKey })
+            let model = try context.makeModel(of: entity.entity, values: entity.storedValues(of: create.values) { gid, target in
+                models[gid].flatMap { schema.entity(named: $0.persistentModelID.entityName, isA: target) ? $0._rowKey : nil }
+            })
             context.insert(model)
             models[create.gid] = model
         }

@@ -41,6 +41,9 @@ struct PushPlanner {
                 continue
             }
             let gid = state.canonical(change.id)
+            if let row = state.rows[gid], row.entity != change.entity, !snapshot.aliases.keys.contains(change.id) {
+                throw SyncError(.malformedMessage, "\(change.id) is a row of \(row.entity), pushed as one of \(change.entity)")
+            }
             if let row = state.rows[gid], !state.created.contains(gid) || !change.deleted {
                 answer(gid, change.entity)
                 guard row.values != nil else {

@@ -116,7 +116,9 @@ struct ServerPush {
         // all are made), deletes.
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)
-            let stored = entity.storedValues(of: create.values) { models[aliases[$0] ?? $0]?._rowKey }
+            let stored = entity.storedValues(of: create.values) { gid, target in
+                models[aliases[gid] ?? gid].flatMap { schema.entity(named: $0.persistentModelID.entityName, isA: target) ? $0._rowKey : nil }
+            }
             let model = try context.makeModel(of: entity.entity, values: stored)
             context.insert(model)
             models[create.gid] = model

@@ -32,6 +32,8 @@ struct FieldValues {
     /// Writes `value` into `model`'s field through its setter, if it differs from the model's.
     /// `resolve` finds the model of a related row's identifier. Rows it cannot find are left
     /// out (a to-one keeps its value) and returned, so that the rest of a to-many still applies.
+    /// - Throws: ``SyncError/Code/malformedMessage`` when an identifier names a row of another
+    ///   entity than the relationship's.
     @discardableResult
     func assign(
         _ value: SyncValue, to model: any PersistentModel, _ field: SyncSchema.Field, in entity: SyncSchema.Entity,
@@ -49,13 +51,19 @@ struct FieldValues {
                 return []
             }
             guard let target = try resolve(gid) else { return [gid] }
+            try check(target, gid, in: field, of: entity)
             if current !== target { model._modelKitSet([target], at: field.index) }
         case .toMany:
             guard case .references(let gids) = value else { return [] }
             var targets: [any PersistentModel] = []
             var missing: [String] = []
             for gid in gids {
-                if let target = try resolve(gid) { targets.append(target) } else { missing.append(gid) }
+                guard let target = try resolve(gid) else {
+                    missing.append(gid)
+                    continue
+                }
+                try check(target, gid, in: field, of: entity)
+                targets.append(target)
             }
             let current = model._modelKitModels(at: field.index)
             let same = current.count == targets.count && Set(current.map(ObjectIdentifier.init)) == Set(targets.map(ObjectIdentifier.init))
@@ -63,6 +71,14 @@ struct FieldValues {
             return missing
         }
         return []
+    }
+
+    /// Refuses `target`, the row of `gid`, for `field` unless it is of the field's target
+    /// entity or a subclass of it: the model's setter could not hold it.
+    private func check(_ target: any PersistentModel, _ gid: String, in field: SyncSchema.Field, of entity: SyncSchema.Entity) throws {
+        let name = target.persistentModelID.entityName
+        guard let wanted = field.target, !schema.entity(named: name, isA: wanted) else { return }
+        throw SyncError(.malformedMessage, "\(entity.name).\(field.name) holds rows of \(wanted), and \(gid) is a row of \(name)")
     }
 }
 

@@ -11,6 +11,13 @@ struct SyncSchema: Sendable {
         let kind: Schema.Entity.ReplicaProperty.Kind
         var isToMany: Bool { if case .toMany = kind { true } else { false } }
         var isRelationship: Bool { kind != .attribute }
+        /// The entity a relationship holds rows of; nil for an attribute.
+        var target: String? {
+            switch kind {
+            case .attribute: nil
+            case .toOne(let target, _), .toMany(let target): target
+            }
+        }
     }
 
     struct Entity: @unchecked Sendable {
@@ -28,15 +35,15 @@ struct SyncSchema: Sendable {
 
         /// What a new row of the entity is made with from its fields' `values`: its attributes'
         /// values, and for a required to-one (which loads with its row) the key `key` finds for
-        /// its target.
-        func storedValues(of values: [String: SyncValue], key: (String) -> Int64?) -> [Int: SQLValue] {
+        /// its target, given the target's identifier and the entity it must be of.
+        func storedValues(of values: [String: SyncValue], key: (_ gid: String, _ entity: String) -> Int64?) -> [Int: SQLValue] {
             var stored: [Int: SQLValue] = [:]
             for field in fields {
                 guard let value = values[field.name] else { continue }
                 switch field.kind {
                 case .attribute: stored[field.index] = value.sqlValue
-                case .toOne(_, isOptional: false):
-                    if case .reference(let target) = value, let target = key(target) { stored[field.index] = .integer(target) }
+                case .toOne(let entity, isOptional: false):
+                    if case .reference(let target) = value, let target = key(target, entity) { stored[field.index] = .integer(target) }
                 default: break
                 }
             }
@@ -82,6 +89,11 @@ struct SyncSchema: Sendable {
         self.entities = entities
         roots = entities.values.filter { $0.entity.superentity == nil }.sorted { $0.name < $1.name }
         fingerprint = schema.replicaFingerprint
+    }
+
+    /// Whether a row of the entity named `name` is one of `entity`: the same, or a subclass.
+    func entity(named name: String, isA entity: String) -> Bool {
+        entities[name]?.lineage.contains(entity) == true
     }
 
     /// The entity named `name`.
