@@ -21,7 +21,7 @@ import Testing
     defer { http.stop() }
     let serverURL = URL(string: "http://127.0.0.1:\(http.port)/sync")!
     let client = try SyncClient(container: deviceContainer, transport: HTTPSyncTransport(url: serverURL))
-    let report = try await client.sync()  // report.pushed, .pulled, .conflicts
-    #expect(report.pushed == 1 && report.pulled == 0 && report.conflicts == 0)
+    let report = try await client.sync()  // report.pushed, .pulled, .conflicts, .rejected
+    #expect(report.pushed == 1 && report.pulled == 0 && report.conflicts == 0 && report.rejected == 0 && report.rejections.isEmpty)
     #expect(try ModelContext(serverContainer).fetch(FetchDescriptor<Note>()).map(\.title) == ["from the README"])
 }
