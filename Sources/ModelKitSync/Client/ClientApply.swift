@@ -185,7 +185,9 @@ struct ClientApply {
             }
         }
 
-        try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: pageSet, ids: ids, values: values, in: context)
+        // A push's answer holds the rows the push sent: the server settled their values, and a
+        // local change to push first could only wait behind the answer itself.
+        if pushed.isEmpty { try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: pageSet, ids: ids, values: values, in: context) }
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
 
