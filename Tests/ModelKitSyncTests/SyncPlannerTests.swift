@@ -193,4 +193,19 @@ import Testing
             [SyncChange(entity: "Counter", id: "c", deleted: true), SyncChange(entity: "Counter", id: "d", fields: Self.pulled.fields)], snapshot: snapshot)
         #expect(plan.deletes == ["c"] && plan.updates.isEmpty && plan.creates.isEmpty)
     }
+
+    @Test func aPulledRowOfAnotherEntityThanTheDevicesIsAMalformedAnswer() {
+        var snapshot = PullSnapshot()
+        snapshot.rows["c"] = Self.local(["value": .integer(1)], bases: [:])
+        #expect(throws: SyncError.self) {
+            try PullPlanner(schema: Self.schema).plan([SyncChange(entity: "Tag", id: "c", fields: ["name": SyncField(value: .text("x"), clock: Self.late)])], snapshot: snapshot)
+        }
+    }
+
+    @Test func aClockPastItsWireFormIsMalformedAndAFullCounterMovesToTheNextMillisecond() {
+        #expect(HybridLogicalClock("000000000000001-9223372036854775807-a") == nil)
+        #expect(HybridLogicalClock("9223372036854775807-000000-a") == nil)
+        let full = HybridLogicalClock(millis: 5, counter: HybridLogicalClock.maximumCounter, node: "a")
+        #expect(full.tick(at: Date(timeIntervalSince1970: 0), node: "b") == HybridLogicalClock(millis: 6, counter: 0, node: "b"))
+    }
 }

@@ -73,6 +73,9 @@ struct PullPlanner {
         var updated: [(change: SyncChange, row: PullSnapshot.Row)] = []
         for change in rows {
             let entity = try schema.entity(named: change.entity)
+            if let row = snapshot.rows[change.id], row.entity != change.entity {
+                throw SyncError(.malformedMessage, "the server sent \(change.id), a row of \(row.entity) here, as one of \(change.entity)")
+            }
             if let row = snapshot.rows[change.id] {
                 let live = !row.deleted && row.values != nil
                 if change.deleted {

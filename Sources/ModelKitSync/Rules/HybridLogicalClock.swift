@@ -22,9 +22,13 @@ public struct HybridLogicalClock: Sendable, Hashable, Comparable, CustomStringCo
     /// Parses the wire form; nil if malformed.
     public init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let millis = Int64(parts[0]), let counter = Int(parts[1]) else { return nil }
+        guard parts.count == 3, let millis = Int64(parts[0]), let counter = Int(parts[1]), (0..<Int64.max).contains(millis), (0...Self.maximumCounter).contains(counter)
+        else { return nil }
         self.init(millis: millis, counter: counter, node: String(parts[2]))
     }
+
+    /// The largest counter the wire form holds (six digits); a reading past it is malformed.
+    static let maximumCounter = 999_999
 
     /// The earliest reading, before every edit.
     public static let zero = HybridLogicalClock(millis: 0, counter: 0, node: "")
@@ -45,6 +49,8 @@ public struct HybridLogicalClock: Sendable, Hashable, Comparable, CustomStringCo
     public func tick(at date: Date, node: String) -> HybridLogicalClock {
         let wall = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         if wall > millis { return HybridLogicalClock(millis: wall, counter: 0, node: node) }
+        // A millisecond's counter full: the reading moves to the next millisecond.
+        if counter >= Self.maximumCounter { return HybridLogicalClock(millis: millis + 1, counter: 0, node: node) }
         return HybridLogicalClock(millis: millis, counter: counter + 1, node: node)
     }
 }
