@@ -29,7 +29,9 @@ struct ClientApply {
         }
         let rejected = Set(rejected.map { merged[$0] ?? $0 })
         do {
-            return try retryingRaces { try attempt(rows, pushed: renamed, rejected: rejected, download: download, finish: finish) }
+            return try retryingRaces {
+                try attempt(rows, pushed: renamed, rejected: rejected, arrivals: Array(merged.values), download: download, finish: finish)
+            }
         } catch let error where SyncFailures.isUniqueViolation(error) {
             return try applyOneByOne(rows, pushed: renamed, rejected: rejected, download: download, finish: finish)
         }
@@ -60,13 +62,15 @@ struct ClientApply {
             var lastError: (any Error)?
             for row in remaining {
                 do {
-                    changed += try retryingRaces { try attempt([row], pushed: pushed, rejected: rejected, download: download) { _ in } }
+                    changed += try retryingRaces { try attempt([row], pushed: pushed, rejected: rejected, arrivals: [], download: download) { _ in } }
                 } catch let error where SyncFailures.isUniqueViolation(error) {
                     stuck.append(row)
                     lastError = error
                 }
             }
-            if stuck.isEmpty { return changed + (try retryingRaces { try attempt([], pushed: [:], rejected: [], download: download, finish: finish) }) }
+            if stuck.isEmpty {
+                return changed + (try retryingRaces { try attempt([], pushed: [:], rejected: [], arrivals: [], download: download, finish: finish) })
+            }
             if stuck.count == remaining.count, try !standIn(for: stuck[0].id), let lastError { throw lastError }
             remaining = stuck
         }
@@ -144,8 +148,11 @@ struct ClientApply {
         return true
     }
 
+    /// One try at `rows`. `arrivals` are rows the device has now under a name the server gave
+    /// (a merge): values waiting for them are tried again, as for the page's own rows.
     private func attempt(
-        _ rows: [SyncChange], pushed: [String: SyncChange], rejected: Set<String>, download: Int64?, finish: (StoreSQL) throws -> Void
+        _ rows: [SyncChange], pushed: [String: SyncChange], rejected: Set<String>, arrivals: [String], download: Int64?,
+        finish: (StoreSQL) throws -> Void
     ) throws -> Int {
         let schema = client.schema
         let context = ModelContext(client.container)
@@ -163,6 +170,8 @@ struct ClientApply {
                 for row in try sql.rows(SyncTables.selectWaitingFields(count: chunk.count), chunk.map { .text($0) }) {
                     if case .text(let gid) = row[0], case .text(let property) = row[1] { snapshot.waitingFields.insert(PullSnapshot.key(gid, property)) }
                 }
+            }
+            for chunk in (pageIDs + arrivals).chunked(500) {
                 for row in try sql.rows(SyncTables.selectAwaiting(count: chunk.count), chunk.map { .text($0) }) {
                     guard case .text(let gid) = row[0], case .text(let property) = row[1], case .text(let json) = row[2], case .text(let clock) = row[3]
                     else { continue }
