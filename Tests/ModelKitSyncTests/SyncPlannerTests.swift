@@ -208,4 +208,16 @@ import Testing
         let full = HybridLogicalClock(millis: 5, counter: HybridLogicalClock.maximumCounter, node: "a")
         #expect(full.tick(at: Date(timeIntervalSince1970: 0), node: "b") == HybridLogicalClock(millis: 6, counter: 0, node: "b"))
     }
+
+    @Test func aRelationshipThatLostARowDeletedHereIsNoLocalEdit() throws {
+        var snapshot = PullSnapshot()
+        var record = FieldRecord()
+        record["tags"] = .init(base: .references(["gone"]), clock: Self.early)
+        snapshot.rows["n"] = PullSnapshot.Row(entity: "Note", deleted: false, values: ["tags": .references([])], record: record)
+        snapshot.rows["gone"] = PullSnapshot.Row(entity: "Tag", deleted: true, values: nil, record: FieldRecord())
+        snapshot.rows["new"] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord())
+        let plan = try PullPlanner(schema: Self.schema).plan(
+            [SyncChange(entity: "Note", id: "n", fields: ["tags": SyncField(value: .references(["new"]), clock: Self.late)])], snapshot: snapshot)
+        #expect(plan.updates.map(\.values) == [["tags": .references(["new"])]])
+    }
 }

@@ -180,6 +180,8 @@ struct ClientApply {
             }
         }
         try ids.load(gids: pageIDs + rows.flatMap { $0.fields.values.flatMap(\.value.referencedIDs) } + snapshot.awaited.flatMap { [$0.gid] + $0.value.referencedIDs })
+        // The rows the page's bases hold, to tell a row deleted here from a local edit.
+        try ids.load(gids: pageIDs.flatMap { ids.byGid[$0]?.fields.entries.values.flatMap { $0.base?.referencedIDs ?? [] } ?? [] })
         var models: [String: any PersistentModel] = [:]
         let pageSet = Set(pageIDs + snapshot.awaited.map(\.gid))
         for (name, group) in Dictionary(grouping: ids.byGid.values, by: \.entity) {

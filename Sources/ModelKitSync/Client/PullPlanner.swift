@@ -94,6 +94,17 @@ struct PullPlanner {
             created.contains(gid) || (snapshot.rows[gid].map { !$0.deleted && $0.values != nil } ?? false) && !deleted.contains(gid)
         }
         func missing(_ value: SyncValue) -> [String] { value.referencedIDs.filter { !isPresent($0) } }
+        /// Whether `current` is `earlier` but for rows deleted here since: a relationship that
+        /// lost a deleted row was not edited.
+        func sameButForGone(_ current: SyncValue, _ earlier: SyncValue) -> Bool {
+            if current == earlier { return true }
+            func isGone(_ gid: String) -> Bool { snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false }
+            switch earlier {
+            case .references(let gids): return current == .references(gids.filter { !isGone($0) })
+            case .reference(let gid): return current == .null && isGone(gid)
+            default: return false
+            }
+        }
 
         let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         for index in plan.creates.indices {
@@ -123,7 +134,13 @@ struct PullPlanner {
                 // A field waiting for rows was no local edit when it began to wait, and is not
                 // pushed while it waits: the server's value is the one to take.
                 let localEdit =
-                    if isWaiting { false } else if let sent { current != sent.value } else { record[name]?.base.map { current != $0 } ?? false }
+                    if isWaiting {
+                        false
+                    } else if let sent {
+                        !sameButForGone(current, sent.value)
+                    } else {
+                        record[name]?.base.map { !sameButForGone(current, $0) } ?? false
+                    }
                 if localEdit {
                     if let sent, !rejected.contains(change.id), var entry = record[name] {
                         entry.base = sent.value
