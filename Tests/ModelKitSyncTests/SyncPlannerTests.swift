@@ -220,4 +220,17 @@ import Testing
             [SyncChange(entity: "Note", id: "n", fields: ["tags": SyncField(value: .references(["new"]), clock: Self.late)])], snapshot: snapshot)
         #expect(plan.updates.map(\.values) == [["tags": .references(["new"])]])
     }
+
+    @Test func aBaseNamingARowTheServerMergedIntoAnotherIsNoLocalEdit() throws {
+        var snapshot = PullSnapshot()
+        var record = FieldRecord()
+        record["tags"] = .init(base: .references(["mine"]), clock: Self.early)
+        snapshot.rows["n"] = PullSnapshot.Row(entity: "Note", deleted: false, values: ["tags": .references(["theirs"])], record: record)
+        snapshot.rows["theirs"] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord())
+        snapshot.rows["x"] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord())
+        snapshot.aliases = ["mine": "theirs"]
+        let plan = try PullPlanner(schema: Self.schema).plan(
+            [SyncChange(entity: "Note", id: "n", fields: ["tags": SyncField(value: .references(["theirs", "x"]), clock: Self.late)])], snapshot: snapshot)
+        #expect(plan.updates.map(\.values) == [["tags": .references(["theirs", "x"])]])
+    }
 }

@@ -180,8 +180,12 @@ struct ClientApply {
             }
         }
         try ids.load(gids: pageIDs + rows.flatMap { $0.fields.values.flatMap(\.value.referencedIDs) } + snapshot.awaited.flatMap { [$0.gid] + $0.value.referencedIDs })
-        // The rows the page's bases hold, to tell a row deleted here from a local edit.
-        try ids.load(gids: pageIDs.flatMap { ids.byGid[$0]?.fields.entries.values.flatMap { $0.base?.referencedIDs ?? [] } ?? [] })
+        // The rows the page's bases hold, to tell a row deleted here from a local edit, under
+        // the names the server gave them.
+        let baseIDs = pageIDs.flatMap { ids.byGid[$0]?.fields.entries.values.flatMap { $0.base?.referencedIDs ?? [] } ?? [] }
+        try ids.loadAliases(of: baseIDs)
+        try ids.load(gids: baseIDs.map { ids.aliases[$0] ?? $0 })
+        snapshot.aliases = ids.aliases
         var models: [String: any PersistentModel] = [:]
         let pageSet = Set(pageIDs + snapshot.awaited.map(\.gid))
         for (name, group) in Dictionary(grouping: ids.byGid.values, by: \.entity) {

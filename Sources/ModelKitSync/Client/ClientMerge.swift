@@ -52,6 +52,8 @@ struct ClientMerge {
         try context.save { sql in
             for (old, new) in renamed { try sql.run(SyncTables.renameID, [.text(new), .text(old)]) }
             for old in folded { try sql.run(SyncTables.deleteID, [.text(old)]) }
+            // Bases of other rows may still name the old identifiers: they stand for the new.
+            for (old, new) in merged { try sql.run(SyncTables.insertMerged, [.text(old), .text(new)]) }
         }
         return Set(folded)
     }

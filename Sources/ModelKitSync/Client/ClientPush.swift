@@ -147,10 +147,11 @@ struct ClientPush {
         let entity = try client.schema.entity(named: name)
         guard let gid = try ids.gid(of: model, assigning: true) else { return nil }
         let bases = ids.byGid[gid]?.fields ?? FieldRecord()
+        try ids.loadAliases(of: bases.entries.values.flatMap { $0.base?.referencedIDs ?? [] })
         var fields: [String: SyncField] = [:]
         for field in entity.fields where !waiting.contains(gid, field.name) {
             let value = try values.value(of: model, field, assigning: true)
-            let base = bases[field.name]?.base
+            let base = bases[field.name]?.base.map(ids.canonical)
             guard base != value || base == nil else { continue }
             // The edit's time: when the property last changed, or the row if history does not say.
             let time = row.propertyTimes[field.name] ?? row.time

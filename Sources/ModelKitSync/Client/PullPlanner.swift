@@ -21,6 +21,8 @@ struct PullSnapshot {
     }
 
     var rows: [String: Row] = [:]
+    /// Identifiers the server merged into others, old to new, as bases may still name them.
+    var aliases: [String: String] = [:]
     /// The fields of the page's rows waiting for rows, by ``key(_:_:)``.
     var waitingFields: Set<String> = []
     /// Waiting values some of whose rows the page brings: tried again.
@@ -97,6 +99,8 @@ struct PullPlanner {
         /// Whether `current` is `earlier` but for rows deleted here since: a relationship that
         /// lost a deleted row was not edited.
         func sameButForGone(_ current: SyncValue, _ earlier: SyncValue) -> Bool {
+            if current == earlier { return true }
+            let earlier = snapshot.aliases.isEmpty ? earlier : earlier.canonicalized { snapshot.aliases[$0] ?? $0 }
             if current == earlier { return true }
             func isGone(_ gid: String) -> Bool { snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false }
             switch earlier {

@@ -69,6 +69,26 @@ final class SyncIDs {
     /// Identifiers of models made during the request and not saved yet.
     private var unsaved: [ObjectIdentifier: String] = [:]
 
+    /// Identifiers merged into others, read by ``loadAliases(of:)``: old to new.
+    private(set) var aliases: [String: String] = [:]
+    private var aliasesRead: Set<String> = []
+
+    /// Reads which of `gids` the server merged into other rows.
+    func loadAliases(of gids: some Sequence<String>) throws {
+        let unknown = Array(Set(gids.filter { !aliasesRead.contains($0) }))
+        aliasesRead.formUnion(unknown)
+        for chunk in unknown.chunked(500) {
+            for row in try sql(SyncTables.selectMerged(count: chunk.count), chunk.map { .text($0) }) {
+                if case .text(let gid) = row[0], case .text(let target) = row[1] { aliases[gid] = target }
+            }
+        }
+    }
+
+    /// `value` with identifiers merged into others replaced by theirs.
+    func canonical(_ value: SyncValue) -> SyncValue {
+        aliases.isEmpty ? value : value.canonicalized { self.aliases[$0] ?? $0 }
+    }
+
     /// Names a model made during the request, before it is saved.
     func name(_ model: any PersistentModel, _ gid: String) {
         unsaved[ObjectIdentifier(model)] = gid
