@@ -91,19 +91,8 @@ struct ClientApply {
         for (name, group) in Dictionary(grouping: written, by: \.entity) {
             guard let entity = client.schema.entities[name], !entity.uniques.isEmpty else { continue }
             for unique in entity.uniques {
-                let indexes = unique.map { entity.fieldsByName[$0]!.index }
                 let tuples = group.map { change in unique.map { change.fields[$0]?.value ?? .null } }.filter { !$0.contains(.null) }
-                var holders: [any PersistentModel] = []
-                if unique.count == 1 {
-                    for chunk in tuples.map({ $0[0].sqlValue }).chunked(500) {
-                        holders += try context.models(of: entity.entity, holdingAny: chunk, at: indexes[0])
-                    }
-                } else {
-                    for tuple in tuples {
-                        holders += try context.models(of: entity.entity, holding: zip(indexes, tuple).map { (index: $0.0, value: $0.1.sqlValue) })
-                    }
-                }
-                for holder in holders {
+                for holder in try entity.models(holding: tuples, of: unique, in: context) {
                     guard let holderEntity = client.schema.entities[holder.persistentModelID.entityName] else { continue }
                     // A row never pushed is a local change.
                     guard let gid = try ids.gid(of: holder, assigning: false) else { throw LocalChangesFirst() }

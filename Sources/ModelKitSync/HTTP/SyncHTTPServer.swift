@@ -150,8 +150,9 @@ public final class SyncHTTPServer: Sendable {
     private static let sendFlags: Int32 = 0
     #endif
 
-    /// Runs `body` and waits for it on this connection's own thread, not a cooperative one.
-    private static func wait<R: Sendable>(_ body: @escaping @Sendable () async -> R) -> R {
+    /// Runs `body` and waits for it on the calling thread (a connection's own, not a
+    /// cooperative one). Package access: the fuzz target's synchronous callback waits the same way.
+    package static func wait<R: Sendable>(_ body: @escaping @Sendable () async -> R) -> R {
         let result = Mutex<R?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {

@@ -67,17 +67,7 @@ struct PushLoad {
 
     /// Reads the rows holding `tuples` of `unique`'s properties, and records their owners.
     private mutating func readOwners(of unique: [String], in entity: SyncSchema.Entity, values tuples: [[SyncValue]], into snapshot: inout PushSnapshot) throws {
-        let indexes = unique.map { entity.fieldsByName[$0]!.index }
-        var owners: [any PersistentModel] = []
-        if unique.count == 1 {
-            for chunk in tuples.map({ $0[0].sqlValue }).chunked(500) {
-                owners += try context.models(of: entity.entity, holdingAny: chunk, at: indexes[0])
-            }
-        } else {
-            for tuple in tuples {
-                owners += try context.models(of: entity.entity, holding: Array(zip(indexes, tuple.map(\.sqlValue))).map { (index: $0.0, value: $0.1) })
-            }
-        }
+        let owners = try entity.models(holding: tuples, of: unique, in: context)
         var rows: [SyncIDs.Row] = []
         for model in owners {
             guard let gid = try ids.gid(of: model, assigning: true), let row = ids.byGid[gid] else { continue }

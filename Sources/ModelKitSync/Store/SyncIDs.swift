@@ -33,7 +33,7 @@ final class SyncIDs {
     /// Reads the rows of `gids` not read yet.
     func load(gids: some Sequence<String>) throws {
         let missing = Array(Set(gids.filter { byGid[$0] == nil }))
-        for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
+        for chunk in missing.chunked(500) {
             for row in try sql(SyncTables.selectIDs(count: chunk.count), chunk.map { .text($0) }) { remember(try Self.row(row)) }
         }
     }
@@ -42,7 +42,7 @@ final class SyncIDs {
     /// are remembered too, so that a row's identifier is looked for once a request.
     func load(entity: String, keys: some Sequence<Int64>) throws {
         let missing = Array(Set(keys.map { RowRef(entity: entity, key: $0) }.filter { byRow[$0] == nil && !unnamed.contains($0) }.map(\.key)))
-        for chunk in stride(from: 0, to: missing.count, by: 500).map({ missing[$0..<min($0 + 500, missing.count)] }) {
+        for chunk in missing.chunked(500) {
             for row in try sql(SyncTables.selectIDsOfRows(count: chunk.count), [.text(entity)] + chunk.map { .integer($0) }) {
                 remember(try Self.row(row))
             }
@@ -137,5 +137,18 @@ extension SyncSchema.Entity {
             found[model._rowKey!] = model
         }
         return found
+    }
+
+    /// The stored models holding `tuples` of the unique constraint `unique` (property names):
+    /// in a class hierarchy, rows of any class of the entity's table. A one-property constraint
+    /// is read in batches; a compound one, a query per tuple.
+    func models(holding tuples: [[SyncValue]], of unique: [String], in context: ModelContext) throws -> [any PersistentModel] {
+        let indexes = unique.map { fieldsByName[$0]!.index }
+        guard indexes.count > 1 else {
+            return try tuples.map { $0[0].sqlValue }.chunked(500).flatMap { try context.models(of: entity, holdingAny: $0, at: indexes[0]) }
+        }
+        return try tuples.flatMap { tuple in
+            try context.models(of: entity, holding: zip(indexes, tuple).map { (index: $0.0, value: $0.1.sqlValue) })
+        }
     }
 }
