@@ -99,6 +99,8 @@ struct ClientPush {
                 loaded[SyncIDs.RowRef(entity: model.persistentModelID.entityName, key: model._rowKey!)] = model
             }
         }
+        // The merges the rows' bases may name, read in batches rather than row by row.
+        try ids.loadAliases(of: ids.byGid.values.flatMap { $0.fields.entries.values.flatMap { $0.base?.referencedIDs ?? [] } })
         for (ref, row) in ordered {
             if row.deleted {
                 // Deleted before it was ever pushed: the server never had it.
@@ -147,6 +149,7 @@ struct ClientPush {
         let entity = try client.schema.entity(named: name)
         guard let gid = try ids.gid(of: model, assigning: true) else { return nil }
         let bases = ids.byGid[gid]?.fields ?? FieldRecord()
+        // Read already for the rows touched; only a row that goes along reads its own.
         try ids.loadAliases(of: bases.entries.values.flatMap { $0.base?.referencedIDs ?? [] })
         var fields: [String: SyncField] = [:]
         for field in entity.fields where !waiting.contains(gid, field.name) {
