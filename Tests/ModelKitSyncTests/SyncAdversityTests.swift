@@ -26,10 +26,7 @@ import Testing
         let world = try SyncWorld(kind, policies: Self.summing())
         let a = try world.device()
         let b = try world.device()
-        a.context.insert(Counter(name: "c", value: 0))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Counter(name: "c", value: 0)], with: b)
         for device in [a, b] { try edit(device, Counter.self) { counters, _ in counters[0].value += 2 } }
         try await a.sync()
         let report = try await b.sync()
@@ -46,10 +43,7 @@ import Testing
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
         let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
-        a.context.insert(Counter(name: "c", value: 10))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Counter(name: "c", value: 10)], with: b)
         try edit(a, Counter.self) { counters, _ in counters[0].value += 1 }
         try await a.sync()
         // B adds 2 while its sync pulls A's increment: B keeps 12 and pushes it next time.
@@ -76,10 +70,7 @@ import Testing
         let transport = FaultyTransport(server: world.server)
         let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: transport, keeping: world)
         let b = try world.device()
-        a.context.insert(Note(title: "Draft"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Note(title: "Draft")], with: b)
         // While A's sync pulls, A edits; then B edits later and syncs before A's pull reads.
         let (aContainer, bClient, bContainer) = (a.container, b.client, b.container)
         transport.beforePull.withLock {
@@ -114,11 +105,7 @@ import Testing
         let note = Note(title: "memo")
         a.context.insert(note)
         note.tags = [Tag(name: "old")]
-        a.context.insert(Tag(name: "gone"))
-        a.context.insert(Tag(name: "live"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Tag(name: "gone"), Tag(name: "live")], with: b)
         try edit(b, Tag.self) { tags, context in context.delete(tags.first { $0.name == "gone" }!) }
         try await b.sync()
         try edit(a, Note.self) { notes, context in
@@ -142,10 +129,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        a.context.insert(Note(title: "shared"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Note(title: "shared")], with: b)
         // Both tag the note "work" offline, each with a tag of its own; B also adds "x".
         try edit(b, Note.self) { notes, _ in notes[0].tags = [Tag(name: "work"), Tag(name: "x")] }
         try await b.sync()
@@ -168,11 +152,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        a.context.insert(Tag(name: "one"))
-        a.context.insert(Tag(name: "two"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Tag(name: "one"), Tag(name: "two")], with: b)
         try edit(a, Tag.self) { tags, _ in tags.first { $0.name == "one" }!.name = "same" }
         try edit(b, Tag.self) { tags, _ in tags.first { $0.name == "two" }!.name = "same" }
         try await a.sync()
@@ -250,10 +230,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        a.context.insert(Tag(name: "home"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Tag(name: "home")], with: b)
         // B renames the tag "work"; A, not knowing, tags a new note with a new "work" tag.
         try edit(b, Tag.self) { tags, _ in tags[0].name = "work" }
         try await b.sync()
@@ -277,10 +254,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        for name in ["x", "y", "p", "q"] { a.context.insert(Tag(name: name)) }
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share(["x", "y", "p", "q"].map(Tag.init), with: b)
         // A chain (y gives way to z, then x takes y) and a swap (p and q trade names), each
         // rename a sync of its own on A; B, away meanwhile, pulls them in one page.
         for (from, to) in [("y", "z"), ("x", "y"), ("p", "t"), ("q", "p"), ("t", "q")] {
@@ -305,10 +279,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        for name in ["x", "y"] { a.context.insert(Tag(name: name)) }
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share(["x", "y"].map(Tag.init), with: b)
         // Offline, x is touched first, then y gives its name way, then x takes it: one push.
         for (from, to) in [("x", "x2"), ("y", "z"), ("x2", "y")] {
             try edit(a, Tag.self) { tags, _ in tags.first { $0.name == from }!.name = to }
@@ -327,10 +298,7 @@ import Testing
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
         let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
-        a.context.insert(Tag(name: "x"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Tag(name: "x")], with: b)
         try edit(a, Tag.self) { _, context in context.insert(Tag(name: "work")) }
         try await a.sync()
         // While B's sync pulls A's new "work", B renames its "x" to "work".
@@ -358,10 +326,7 @@ import Testing
         let world = try SyncWorld(kind)
         let a = try world.device()
         let b = try world.device()
-        a.context.insert(Note(title: "\u{e9}"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Note(title: "\u{e9}")], with: b)
         try edit(a, Note.self) { notes, _ in notes[0].title = "e\u{301}" }
         try await a.sync()
         try await b.sync()
@@ -376,11 +341,7 @@ import Testing
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
         let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
-        a.context.insert(Tag(name: "one"))
-        a.context.insert(Tag(name: "two"))
-        try a.context.save()
-        try await a.sync()
-        try await b.sync()
+        try await a.share([Tag(name: "one"), Tag(name: "two")], with: b)
         try edit(a, Tag.self) { tags, _ in tags.first { $0.name == "one" }!.name = "same" }
         try await a.sync()
         try edit(b, Tag.self) { tags, _ in tags.first { $0.name == "two" }!.name = "same" }

@@ -97,6 +97,14 @@ final class Device {
         try await client.sync()
     }
 
+    /// Makes `models` here and syncs them to `other`.
+    func share(_ models: [any PersistentModel], with other: Device) async throws {
+        for model in models { context.insert(model) }
+        try context.save()
+        try await sync()
+        try await other.sync()
+    }
+
     /// The models of `type` as a fresh context reads them.
     func all<T: PersistentModel>(_ type: T.Type, sortBy: [SortDescriptor<T>] = []) throws -> [T] {
         try ModelContext(container).fetch(FetchDescriptor<T>(sortBy: sortBy))
