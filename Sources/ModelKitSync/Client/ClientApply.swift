@@ -1,7 +1,7 @@
 import Foundation
 import ModelKit
 
-/// Rows from the server applied to the device: loaded into a ``PullSnapshot``, decided by
+/// Rows from the server applied to the device: loaded (``PullLoad``), decided by
 /// ``PullPlanner``, and written in one save by ``SyncClient/author`` with the sync tables.
 struct ClientApply {
     let client: SyncClient
@@ -148,50 +148,15 @@ struct ClientApply {
         context.autosaveEnabled = false
         context.author = SyncClient.author
         let seenLocal = try context.replicaRead { try $0.newestHistoryToken(notBy: SyncClient.author) }
-        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
-        let values = FieldValues(schema: schema, ids: ids)
-
-        // Load: the rows named, their models and values, and what waits.
-        var snapshot = PullSnapshot()
-        let pageIDs = rows.map(\.id)
-        try context.replicaRead { sql in
-            for chunk in pageIDs.chunked(500) {
-                for row in try sql.rows(SyncTables.selectWaitingFields(count: chunk.count), chunk.map { .text($0) }) {
-                    if case .text(let gid) = row[0], case .text(let property) = row[1] { snapshot.waitingFields.insert(PullSnapshot.key(gid, property)) }
-                }
-            }
-            for chunk in (pageIDs + arrivals).chunked(500) {
-                for row in try sql.rows(SyncTables.selectAwaiting(count: chunk.count), chunk.map { .text($0) }) {
-                    guard case .text(let gid) = row[0], case .text(let property) = row[1], case .text(let json) = row[2], case .text(let clock) = row[3]
-                    else { continue }
-                    snapshot.awaited.append(PullSnapshot.Waiting(gid: gid, property: property, value: try SyncJSON.value(json), clock: clock))
-                }
-            }
-        }
-        try ids.load(gids: pageIDs + rows.flatMap { $0.fields.values.flatMap(\.value.referencedIDs) } + snapshot.awaited.flatMap { [$0.gid] + $0.value.referencedIDs })
-        // The rows the page's bases hold, to tell a row deleted here from a local edit, under
-        // the names the server gave them.
-        let baseIDs = pageIDs.flatMap { ids.byGid[$0]?.fields.entries.values.flatMap { $0.base?.referencedIDs ?? [] } ?? [] }
-        try ids.loadAliases(of: baseIDs)
-        try ids.load(gids: baseIDs.map { ids.aliases[$0] ?? $0 })
-        snapshot.aliases = ids.aliases
-        var models: [String: any PersistentModel] = [:]
-        let pageSet = Set(pageIDs + snapshot.awaited.map(\.gid))
-        for (name, group) in Dictionary(grouping: ids.byGid.values, by: \.entity) {
-            guard let entity = schema.entities[name] else { continue }
-            let found = try entity.models(of: group, in: context)
-            for row in group {
-                let model = found[row.key]
-                if let model { models[row.gid] = model }
-                // Targets need only be known present; rows of the page need their values.
-                let rowValues = try model.map { model in pageSet.contains(row.gid) ? try values.values(of: model, entity, assigning: true) : [:] }
-                snapshot.rows[row.gid] = PullSnapshot.Row(entity: name, deleted: row.deleted, values: rowValues, record: row.fields)
-            }
-        }
+        var load = PullLoad(schema: schema, context: context)
+        let snapshot = try load.snapshot(of: rows, arrivals: arrivals)
+        let ids = load.ids
+        let values = load.values
+        var models = load.models
 
         // A push's answer holds the rows the push sent: the server settled their values, and a
         // local change to push first could only wait behind the answer itself.
-        if pushed.isEmpty { try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: pageSet, ids: ids, values: values, in: context) }
+        if pushed.isEmpty { try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: load.pageIDs, ids: ids, values: values, in: context) }
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
 
