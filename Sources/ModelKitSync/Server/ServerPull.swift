@@ -11,6 +11,8 @@ import ModelKit
 struct ServerPull {
     let server: SyncServer
     let request: SyncPullRequest
+    /// The user the request acts for, as the server's `identify` said; nil without one.
+    let user: String?
 
     /// How many transactions one page reads at most.
     private static let transactionsPerPage = 256

@@ -12,6 +12,8 @@ import ModelKit
 struct ServerPush {
     let server: SyncServer
     let request: SyncPushRequest
+    /// The user the request acts for, as the server's `identify` said; nil without one.
+    let user: String?
 
     /// Raised inside the save when a row changed since it was read: the push starts again.
     private struct RowMoved: Error {}

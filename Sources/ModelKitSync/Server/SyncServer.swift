@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import ModelKit
 
@@ -21,38 +20,78 @@ public final class SyncServer: SyncTransport, Sendable {
     public let container: ModelContainer
     /// The conflict rules the server applies.
     public let policies: SyncPolicies
+    /// Which rows each user reads and writes; empty for a server whose users share everything.
+    public let scopes: SyncScopes
     let schema: SyncSchema
-    private let authorize: (@Sendable (SyncAuthorizationRequest) throws -> Void)?
-    private let queue = DispatchQueue(label: "ModelKitSync.SyncServer", attributes: .concurrent)
+    /// The user a request acts for, or a refusal; nil lets every request through as no one.
+    private let identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
 
     /// A server for `container`'s store, resolving conflicts by `policies`, running
     /// `authorize` before each request (throw to refuse it; nothing then changes).
     /// - Throws: ``SyncError`` with ``SyncError/Code/unsupportedContainer`` for a container of
     ///   several stores; what creating sync's tables in the store throws.
-    public init(
+    public convenience init(
         container: ModelContainer, policies: SyncPolicies = SyncPolicies(),
         authorize: (@Sendable (SyncAuthorizationRequest) throws -> Void)? = nil
+    ) throws {
+        var identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
+        if let authorize {
+            identify = { request in
+                try authorize(request)
+                return nil
+            }
+        }
+        try self.init(container: container, policies: policies, scopes: SyncScopes(), identifying: identify)
+    }
+
+    /// A server for `container`'s store whose users each read and write what `scopes` admit.
+    /// `identify` runs before each request and returns the user it acts for (throw to refuse
+    /// it; nothing then changes).
+    ///
+    /// ```swift
+    /// let server = try SyncServer(container: container, policies: policies, scopes: scopes) { request in
+    ///     try verify(request.credentials["authorization"])   // -> String, the user's id
+    /// }
+    /// ```
+    /// - Throws: ``SyncError`` with ``SyncError/Code/unsupportedContainer`` for a container of
+    ///   several stores or a scope on a model the container lacks; what creating sync's tables
+    ///   in the store throws.
+    public convenience init(
+        container: ModelContainer, policies: SyncPolicies = SyncPolicies(), scopes: SyncScopes,
+        identify: @escaping @Sendable (SyncAuthorizationRequest) throws -> String
+    ) throws {
+        try self.init(container: container, policies: policies, scopes: scopes, identifying: identify)
+    }
+
+    private init(
+        container: ModelContainer, policies: SyncPolicies, scopes: SyncScopes,
+        identifying identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
     ) throws {
         try SyncClient.checkSyncable(container)
         self.container = container
         self.policies = policies
-        self.authorize = authorize
+        self.scopes = scopes
+        self.identify = identify
         schema = SyncSchema(container.schema)
+        for entity in scopes.rules.keys.sorted() where schema.entities[entity] == nil {
+            throw SyncError(.unsupportedContainer, "a scope is set on \(entity), which is not a model of the server's container; scope the container's models")
+        }
         try ModelContext(container).replicaWrite { try SyncTables.create(in: $0) }
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        try check(request.envelope, kind: .push)
-        return try await run { try ServerPush(server: self, request: request).apply() }
+        let user = try check(request.envelope, kind: .push)
+        return try await run { try ServerPush(server: self, request: request, user: user).apply() }
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        try check(request.envelope, kind: .pull)
-        return try await run { try ServerPull(server: self, request: request).page() }
+        let user = try check(request.envelope, kind: .pull)
+        return try await run { try ServerPull(server: self, request: request, user: user).page() }
     }
 
-    /// Refuses a request of another wire version, another schema, or that the hook refuses.
-    private func check(_ envelope: SyncEnvelope, kind: SyncAuthorizationRequest.Kind) throws {
+    /// Refuses a request of another wire version, another schema, or that the hook refuses;
+    /// returns the user it acts for.
+    private func check(_ envelope: SyncEnvelope, kind: SyncAuthorizationRequest.Kind) throws -> String? {
         guard envelope.protocolVersion == SyncEnvelope.currentProtocolVersion else {
             throw SyncError(
                 .malformedMessage,
@@ -63,30 +102,28 @@ public final class SyncServer: SyncTransport, Sendable {
                 .schemaMismatch,
                 "the device's models (schema \(envelope.schema)) are not the server's (\(schema.fingerprint)); nothing moved. Sync a device and a server with the same model classes")
         }
-        if let authorize {
-            do {
-                try authorize(SyncAuthorizationRequest(kind: kind, device: envelope.device, credentials: envelope.credentials))
-            } catch let error as SyncError {
-                throw error
-            } catch {
-                throw SyncError(.unauthorized, "the server refused the \(kind) request: \(error)")
-            }
+        guard let identify else { return nil }
+        do {
+            return try identify(SyncAuthorizationRequest(kind: kind, device: envelope.device, credentials: envelope.credentials))
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.unauthorized, "the server refused the \(kind) request: \(error)")
         }
     }
 
-    /// Runs `work` on a thread where blocking on the database is allowed, off Swift's
-    /// cooperative pool, and suspends the caller meanwhile.
+    /// Runs `work` on one of the container's request threads (``ModelContainer/perform(_:)``),
+    /// where blocking on the database is allowed, and suspends the caller meanwhile: as many
+    /// requests run at once as the store has connections, the rest wait without a thread.
     private func run<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                do {
-                    continuation.resume(returning: try work())
-                } catch let error as SyncError {
-                    continuation.resume(throwing: error)
-                } catch {
-                    continuation.resume(throwing: SyncError(.serverFailed, "the server could not apply the request, and applied none of it: \(error)"))
-                }
-            }
+        do {
+            return try await container.perform { _ in try work() }
+        } catch let error as SyncError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw SyncError(.serverFailed, "the server could not apply the request, and applied none of it: \(error)")
         }
     }
 }

@@ -19,6 +19,10 @@ public struct SyncRejection: Sendable, Codable, Equatable, CustomStringConvertib
         /// A value the server's store cannot hold, such as a string with a NUL character on
         /// PostgreSQL, or a value not of the property's type.
         public static let invalidValue = Code(rawValue: "invalidValue")
+        /// The change is outside what the device's user may write (the server's ``SyncScopes``):
+        /// the row as the server has it, or as the change would leave it, fails the model's
+        /// write predicate, or the change points at a row the user may not read.
+        public static let outOfScope = Code(rawValue: "outOfScope")
         /// The server failed applying the change for a reason of its own; its message says which.
         public static let serverFailed = Code(rawValue: "serverFailed")
 
