@@ -42,13 +42,24 @@ final class SyncWorld {
     private(set) var servers: [SyncServer] = []
     private var deviceCount = 0
 
-    init(_ kind: ServerKind = .sqlite, instances: Int = 1, policies: SyncPolicies = SyncPolicies()) throws {
+    /// A world whose server has `scopes` when given: a request acts for the user its `user`
+    /// credential names (see ``device(instance:types:user:)``).
+    init(_ kind: ServerKind = .sqlite, instances: Int = 1, policies: SyncPolicies = SyncPolicies(), types: [any PersistentModel.Type] = syncedTypes, scopes: SyncScopes? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ModelKitSyncTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.kind = kind
         postgres = kind == .postgres ? PostgresServer() : nil
         for instance in 1...instances {
-            servers.append(try SyncServer(container: try serverContainer(instance: instance), policies: policies))
+            let container = try serverContainer(instance: instance, types: types)
+            if let scopes {
+                servers.append(
+                    try SyncServer(container: container, policies: policies, scopes: scopes) { request in
+                        guard let user = request.credentials["user"] else { throw SyncError(.unauthorized, "no user") }
+                        return user
+                    })
+            } else {
+                servers.append(try SyncServer(container: container, policies: policies))
+            }
         }
     }
 
@@ -67,10 +78,10 @@ final class SyncWorld {
     }
 
     /// A new device, syncing through server instance `instance` (in process).
-    func device(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes) throws -> Device {
+    func device(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes, user: String? = nil) throws -> Device {
         deviceCount += 1
         let url = directory.appendingPathComponent("device\(deviceCount).store")
-        return try Device(url: url, types: types, transport: servers[instance - 1], keeping: self)
+        return try Device(url: url, types: types, transport: servers[instance - 1], credentials: user.map { ["user": $0] } ?? [:], keeping: self)
     }
 }
 
@@ -83,11 +94,11 @@ final class Device {
     /// The world the device syncs in, kept while the device is: its server store goes with it.
     private let world: AnyObject?
 
-    init(url: URL, types: [any PersistentModel.Type], transport: any SyncTransport, keeping world: AnyObject? = nil) throws {
+    init(url: URL, types: [any PersistentModel.Type], transport: any SyncTransport, credentials: [String: String] = [:], keeping world: AnyObject? = nil) throws {
         self.url = url
         self.world = world
         container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
-        client = try SyncClient(container: container, transport: transport)
+        client = try SyncClient(container: container, transport: transport, credentials: credentials)
         context = ModelContext(container)
         context.autosaveEnabled = false
     }

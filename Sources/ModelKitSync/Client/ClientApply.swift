@@ -176,7 +176,7 @@ struct ClientApply {
                 try values.assign(value, to: models[write.gid]!, entity.fieldsByName[name]!, in: entity, resolve: resolve)
             }
         }
-        for gid in plan.deletes {
+        for gid in plan.deletes + plan.leaves {
             if let model = models[gid] { context.delete(model) }
         }
 
@@ -194,6 +194,10 @@ struct ClientApply {
             try ids.recordAssigned(in: sql)
             for gid in plan.deletes {
                 try sql.run(SyncTables.markDeleted, [.text(gid)])
+                records[gid] = nil
+            }
+            for gid in plan.leaves {
+                try SyncTables.forget(gid, in: sql)
                 records[gid] = nil
             }
             for (gid, record) in records { try sql.run(SyncTables.updateFields, [record.stored, seen, seen, .text(gid)]) }

@@ -46,8 +46,9 @@ struct ClientPull {
     }
 
     /// After a full download: rows the server once had and the download did not bring were
-    /// deleted on the server while the device was away; they go here too. Rows the server never
-    /// had (no base) stay, to be pushed.
+    /// deleted on the server while the device was away, or are no longer the user's to read;
+    /// they go here too, and are forgotten (a row the user reads again comes back as new). Rows
+    /// the server never had (no base) stay, to be pushed.
     private func dropRowsNotDownloaded(_ download: Int64) throws -> Int {
         let context = ModelContext(client.container)
         context.autosaveEnabled = false
@@ -67,7 +68,7 @@ struct ClientPull {
             gone.append(gid)
         }
         try context.save { sql in
-            for gid in gone { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
+            for gid in gone { try SyncTables.forget(gid, in: sql) }
             try sql.setState(ClientState.download, nil)
         }
         return gone.count

@@ -42,6 +42,8 @@ struct PullPlan {
     var creates: [Write] = []
     var updates: [Write] = []
     var deletes: [String] = []
+    /// Rows that left the user's scope: removed here and forgotten, not deleted.
+    var leaves: [String] = []
     /// Each written row's field record as it becomes.
     var records: [String: FieldRecord] = [:]
     /// Values that wait, with the rows they wait for.
@@ -62,6 +64,8 @@ struct PullPlan {
 /// - Other fields take the server's value, which becomes their base.
 /// - Deletes win: a row deleted on the server goes, edited or not; a row the device deleted
 ///   stays deleted.
+/// - A row that left the user's scope goes, with what the device changed of it, and is
+///   forgotten: it comes back as a new row if the user reads it again.
 /// - A relationship to rows that have not arrived sets what it can and waits for the rest.
 struct PullPlanner {
     let schema: SyncSchema
@@ -77,6 +81,12 @@ struct PullPlanner {
             let entity = try schema.entity(named: change.entity)
             if let row = snapshot.rows[change.id], row.entity != change.entity {
                 throw SyncError(.malformedMessage, "the server sent \(change.id), a row of \(row.entity) here, as one of \(change.entity)")
+            }
+            if change.leftScope {
+                guard let row = snapshot.rows[change.id], deleted.insert(change.id).inserted else { continue }
+                if !row.deleted && row.values != nil { plan.changed += 1 }
+                plan.leaves.append(change.id)
+                continue
             }
             if let row = snapshot.rows[change.id] {
                 let live = !row.deleted && row.values != nil

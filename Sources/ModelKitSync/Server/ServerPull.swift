@@ -39,6 +39,9 @@ struct ServerPull {
 
     func page() throws -> SyncPullResponse {
         let limit = max(1, min(request.limit, 10_000))
+        if let scope = ServerScope(server.scopes, user: user, schema: server.schema) {
+            return try ScopedPull(pull: self, scope: scope).page(limit: limit)
+        }
         switch try Cursor(request.cursor) {
         case .history(let token): return try historyPage(after: token, limit: limit)
         case .download(let start, let root, let after): return try downloadPage(start: start, root: root, after: after, limit: limit)
@@ -47,6 +50,15 @@ struct ServerPull {
 
     private func historyPage(after token: Int64, limit: Int) throws -> SyncPullResponse {
         let context = ModelContext(server.container)
+        let changed = try changes(after: token, limit: limit, in: context)
+        let changes = try describe(changed.rows, in: context)
+        return SyncPullResponse(changes: changes, cursor: "h:\(changed.last)", hasMore: changed.hasMore, isFullDownload: false)
+    }
+
+    /// The rows changed after history token `token` by others than the device, in the order
+    /// they first changed, up to about `limit` rows; the token of the last transaction read, and
+    /// whether transactions remain.
+    func changes(after token: Int64, limit: Int, in context: ModelContext) throws -> (rows: [SyncIDs.RowRef], last: Int64, hasMore: Bool) {
         let storeIdentifier = try context.replicaStoreIdentifier()
         let from = DefaultHistoryToken(replicaStore: storeIdentifier, number: token)
         var descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > from })
@@ -59,7 +71,7 @@ struct ServerPull {
                 .tooFarBehind,
                 "the device last synced before the oldest history the server keeps, so it may have missed deletes: download everything again (the client does this by itself)")
         }
-        var rows: [(entity: String, key: Int64)] = []
+        var rows: [SyncIDs.RowRef] = []
         var listed = Set<SyncIDs.RowRef>()
         var last = token
         var stoppedEarly = false
@@ -75,25 +87,16 @@ struct ServerPull {
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, server.schema.entities[identifier.entityName] != nil else { continue }
-                if listed.insert(SyncIDs.RowRef(entity: identifier.entityName, key: key)).inserted {
-                    rows.append((identifier.entityName, key))
-                }
+                let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
+                if listed.insert(ref).inserted { rows.append(ref) }
             }
         }
-        let changes = try describe(rows, in: context)
-        return SyncPullResponse(
-            changes: changes, cursor: "h:\(last)", hasMore: stoppedEarly || transactions.count == Self.transactionsPerPage,
-            isFullDownload: false)
+        return (rows, last, stoppedEarly || transactions.count == Self.transactionsPerPage)
     }
 
     private func downloadPage(start: Int64, root: Int, after: Int64, limit: Int) throws -> SyncPullResponse {
         let context = ModelContext(server.container)
-        var start = start
-        if start < 0 {
-            var newest = HistoryDescriptor<DefaultHistoryTransaction>(sortBy: [SortDescriptor(\.token, order: .reverse)])
-            newest.fetchLimit = 1
-            start = try context.fetchHistory(newest).first?.token.number ?? 0
-        }
+        let start = start < 0 ? try newestToken(in: context) : start
         let roots = server.schema.roots
         var root = root
         var after = after
@@ -115,29 +118,40 @@ struct ServerPull {
             changes: changes, cursor: done ? "h:\(start)" : "s:\(start):\(root):\(after)", hasMore: true, isFullDownload: true)
     }
 
-    /// The current state of each row: its fields, or a tombstone if it is gone (and was ever
-    /// synced). Rows never synced get their identifiers now.
-    private func describe(_ rows: [(entity: String, key: Int64)], in context: ModelContext) throws -> [SyncChange] {
-        var models: [any PersistentModel] = []
-        var missing: [(entity: String, key: Int64)] = []
-        for (name, keys) in Dictionary(grouping: rows, by: \.entity) {
-            let entity = try server.schema.entity(named: name)
-            let found = try context.models(of: entity.entity, keys: keys.map(\.key))
-            // A row read through its entity may be of a subclass; it is listed under its own.
-            let present = Set(found.compactMap(\._rowKey))
-            models += found.filter { $0.persistentModelID.entityName == name }
-            missing += keys.filter { !present.contains($0.key) }
-        }
-        let order = Dictionary(rows.enumerated().map { (SyncIDs.RowRef(entity: $0.element.entity, key: $0.element.key), $0.offset) }, uniquingKeysWith: min)
-        models.sort {
-            order[SyncIDs.RowRef(entity: $0.persistentModelID.entityName, key: $0._rowKey!)] ?? 0
-                < order[SyncIDs.RowRef(entity: $1.persistentModelID.entityName, key: $1._rowKey!)] ?? 0
-        }
-        return try describe(models: models, missing: missing, in: context)
+    /// The newest history token: where a full download starting now catches up from.
+    func newestToken(in context: ModelContext) throws -> Int64 {
+        var newest = HistoryDescriptor<DefaultHistoryTransaction>(sortBy: [SortDescriptor(\.token, order: .reverse)])
+        newest.fetchLimit = 1
+        return try context.fetchHistory(newest).first?.token.number ?? 0
     }
 
-    private func describe(models: [any PersistentModel], missing: [(entity: String, key: Int64)], in context: ModelContext) throws -> [SyncChange] {
-        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
+    /// The current state of each row: its fields, or a tombstone if it is gone (and was ever
+    /// synced). Rows never synced get their identifiers now.
+    private func describe(_ rows: [SyncIDs.RowRef], in context: ModelContext) throws -> [SyncChange] {
+        let found = try Self.models(of: rows, schema: server.schema, in: context)
+        return try describe(models: rows.compactMap { found[$0] }, missing: rows.filter { found[$0] == nil }, in: context)
+    }
+
+    /// The stored models of `rows`, by row. A row read through its entity may be of a subclass;
+    /// it counts under its own entity only.
+    static func models(of rows: [SyncIDs.RowRef], schema: SyncSchema, in context: ModelContext) throws -> [SyncIDs.RowRef: any PersistentModel] {
+        var found: [SyncIDs.RowRef: any PersistentModel] = [:]
+        for (name, refs) in Dictionary(grouping: rows, by: \.entity) {
+            let entity = try schema.entity(named: name)
+            for model in try context.models(of: entity.entity, keys: refs.map(\.key)) where model.persistentModelID.entityName == name {
+                found[SyncIDs.RowRef(entity: name, key: model._rowKey!)] = model
+            }
+        }
+        return found
+    }
+
+    /// Describes `models` in full and `missing` rows as tombstones, naming rows through `ids`.
+    /// With `reads`, relationships to rows it refuses are left out.
+    func describe(
+        models: [any PersistentModel], missing: [SyncIDs.RowRef], in context: ModelContext,
+        ids: SyncIDs? = nil, reads: ((SyncIDs.RowRef) -> Bool)? = nil
+    ) throws -> [SyncChange] {
+        let ids = ids ?? SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         for (entity, group) in Dictionary(grouping: models, by: { $0.persistentModelID.entityName }) {
             try ids.load(entity: entity, keys: group.compactMap(\._rowKey))
         }
@@ -161,14 +175,17 @@ struct ServerPull {
             }
         }
         let zero = HybridLogicalClock.zero.description
+        let shown: ((String) -> Bool)? = reads.map { reads in
+            { gid in ids.byGid[gid].map { reads(SyncIDs.RowRef(entity: $0.entity, key: $0.key)) } ?? false }
+        }
         for (gid, fields, entity) in described {
             let clocks = ids.byGid[gid]?.fields ?? FieldRecord()
-            changes.append(
-                SyncChange(
-                    entity: entity, id: gid,
-                    fields: fields.reduce(into: [:]) { result, field in
-                        result[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? zero)
-                    }))
+            let change = SyncChange(
+                entity: entity, id: gid,
+                fields: fields.reduce(into: [:]) { result, field in
+                    result[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? zero)
+                })
+            changes.append(shown.map { change.hiding(unless: $0) } ?? change)
         }
         for (entity, group) in Dictionary(grouping: missing, by: \.entity) {
             try ids.load(entity: entity, keys: group.map(\.key))

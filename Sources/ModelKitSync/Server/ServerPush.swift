@@ -23,6 +23,10 @@ struct ServerPush {
     private struct ChangesFailed: Error {
         let error: any Error
     }
+    /// Changes the scopes refuse, by index: the push is planned again without them.
+    private struct ScopeRefused: Error {
+        let rejections: [Int: SyncRejection]
+    }
 
     private static let attempts = 16
 
@@ -31,6 +35,8 @@ struct ServerPush {
         for _ in 0...request.changes.count {
             do {
                 return try applyRetrying(request.changes, refused: refused, trial: false)
+            } catch let scoped as ScopeRefused {
+                refused.merge(scoped.rejections) { first, _ in first }
             } catch let failure as ChangesFailed {
                 let remaining = request.changes.indices.filter { refused[$0] == nil }
                 var failing = try self.failing(remaining)
@@ -68,6 +74,8 @@ struct ServerPush {
                 lastError = nil
             } catch is TrialPassed {
                 return SyncPushResponse(accepted: 0, conflicts: 0, rows: [], merged: [:])
+            } catch let refused as ScopeRefused {
+                throw refused
             } catch let error where SyncFailures.isConcurrentWrite(error) {
                 // Another instance applying the same push, or creating the same row, committed
                 // first: the next attempt reads what it wrote.
@@ -104,6 +112,16 @@ struct ServerPush {
         let values = load.values
         var models = load.models
         let aliases = snapshot.aliases.merging(plan.merged) { _, new in new }
+        // The scopes judge the changes on the rows as stored, then as written (not in a trial,
+        // which looks for changes the database refuses).
+        let judge = trial ? nil : ServerScope(server.scopes, user: user, schema: schema)?.judge()
+        let planned = Set(plan.rejections.map(\.id))
+        let skip = Set(changes.indices.filter { refused[$0] != nil || planned.contains(changes[$0].id) })
+        if let judge {
+            let stored = ScopeWriteCheck(row: { models[aliases[$0] ?? $0] }, reads: judge.reads, writes: judge.writes)
+            let refusals = try stored.before(changes, skip: skip)
+            if !refusals.isEmpty { throw ScopeRefused(rejections: refusals) }
+        }
         // Rows the push does not name (already in a to-many it changes) are read when needed.
         func resolve(_ gid: String) throws -> (any PersistentModel)? {
             let gid = aliases[gid] ?? gid
@@ -146,6 +164,11 @@ struct ServerPush {
             deleted.insert(gid)
             if let model = models[gid] { context.delete(model) }
         }
+        if let judge {
+            let written = ScopeWriteCheck(row: { models[aliases[$0] ?? $0] }, reads: judge.reads, writes: judge.writes)
+            let refusals = try written.after(changes, skip: skip)
+            if !refusals.isEmpty { throw ScopeRefused(rejections: refusals) }
+        }
 
         // The answer: each pushed row as the server now has it, or its tombstone.
         var rows: [SyncChange] = []
@@ -156,12 +179,16 @@ struct ServerPush {
             }
             let entity = try schema.entity(named: model.persistentModelID.entityName)
             let clocks = plan.records[gid]?.fields ?? snapshot.rows[gid]?.clocks ?? FieldRecord()
-            rows.append(
-                SyncChange(
-                    entity: entity.name, id: gid,
-                    fields: try values.values(of: model, entity, assigning: true).reduce(into: [:]) { fields, field in
-                        fields[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? HybridLogicalClock.zero.description)
-                    }))
+            if let judge, try !judge.reads(model) {
+                rows.append(SyncChange(entity: entity.name, id: gid, leftScope: true))
+                continue
+            }
+            let row = SyncChange(
+                entity: entity.name, id: gid,
+                fields: try values.values(of: model, entity, assigning: true).reduce(into: [:]) { fields, field in
+                    fields[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? HybridLogicalClock.zero.description)
+                })
+            rows.append(try judge.map { judge in try row.hiding { gid in try resolve(gid).map(judge.reads) ?? false } } ?? row)
         }
         let pushedIDs = Set(changes.map(\.id))
         let merged = snapshot.aliases.filter { pushedIDs.contains($0.key) }.merging(plan.merged) { _, new in new }

@@ -12,6 +12,7 @@ import ModelKit
 /// | `_modelkit_sync_merged` | identifiers the server merged into another row's (unique attributes) |
 /// | `_modelkit_sync_waiting` | pulled relationship values whose rows have not arrived yet |
 /// | `_modelkit_sync_awaited` | the rows each waiting value waits for, so that a page retries only the values its rows settle |
+/// | `_modelkit_sync_views` | on a server with scopes, the rows each user's device holds of scoped entities (``ScopeViewStore``) |
 enum SyncTables {
     static let ids = "_modelkit_sync_ids"
     static let state = "_modelkit_sync_state"
@@ -19,6 +20,7 @@ enum SyncTables {
     static let merged = "_modelkit_sync_merged"
     static let waiting = "_modelkit_sync_waiting"
     static let awaited = "_modelkit_sync_awaited"
+    static let views = "_modelkit_sync_views"
 
     /// Creates the tables if the store lacks them. On PostgreSQL, under a lock, so that server
     /// instances starting together do not race.
@@ -35,6 +37,7 @@ enum SyncTables {
             CREATE TABLE IF NOT EXISTS \(waiting) (gid TEXT NOT NULL, property TEXT NOT NULL, value TEXT NOT NULL, clock TEXT NOT NULL, PRIMARY KEY (gid, property));
             CREATE TABLE IF NOT EXISTS \(awaited) (target TEXT NOT NULL, gid TEXT NOT NULL, property TEXT NOT NULL, PRIMARY KEY (target, gid, property));
             CREATE INDEX IF NOT EXISTS \(awaited)_field ON \(awaited) (gid, property);
+            CREATE TABLE IF NOT EXISTS \(views) (viewer TEXT NOT NULL, gid TEXT NOT NULL, entity TEXT NOT NULL, row_key BIGINT NOT NULL, added BIGINT NOT NULL, removed BIGINT, PRIMARY KEY (viewer, gid));
             """)
         // Values that began to wait before the awaited table existed wait for every row they name.
         if try sql.rows("SELECT 1 FROM \(awaited) LIMIT 1").isEmpty {
@@ -73,6 +76,14 @@ enum SyncTables {
     static let renameID = "UPDATE \(ids) SET gid = ? WHERE gid = ?"
     /// Forgets a gid folded into another row's (a merge into a row the device has).
     static let deleteID = "DELETE FROM \(ids) WHERE gid = ?"
+
+    /// Forgets a row the device no longer holds and that is not deleted (it left the user's
+    /// scope): its identifier and its waiting values, so that it can come back as a new row.
+    static func forget(_ gid: String, in sql: StoreSQL) throws {
+        try sql.run(deleteID, [.text(gid)])
+        try sql.run("DELETE FROM \(waiting) WHERE gid = ?", [.text(gid)])
+        try sql.run("DELETE FROM \(awaited) WHERE gid = ?", [.text(gid)])
+    }
 
     // MARK: State
 

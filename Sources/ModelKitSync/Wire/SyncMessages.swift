@@ -10,12 +10,39 @@ public struct SyncChange: Sendable, Codable, Equatable {
     public var deleted: Bool
     /// The row's fields by property name. In a push, the changed ones; from the server, all.
     public var fields: [String: SyncField]
+    /// From a server with scopes: the row left what the device's user reads. The device removes
+    /// its copy; nothing is deleted, and the row comes back if the user reads it again.
+    public var leftScope: Bool
 
-    public init(entity: String, id: String, deleted: Bool = false, fields: [String: SyncField] = [:]) {
+    public init(entity: String, id: String, deleted: Bool = false, fields: [String: SyncField] = [:], leftScope: Bool = false) {
         self.entity = entity
         self.id = id
         self.deleted = deleted
         self.fields = fields
+        self.leftScope = leftScope
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entity, id, deleted, fields, leftScope
+    }
+
+    /// `leftScope` is written only when set, and read as false when absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entity = try container.decode(String.self, forKey: .entity)
+        id = try container.decode(String.self, forKey: .id)
+        deleted = try container.decode(Bool.self, forKey: .deleted)
+        fields = try container.decode([String: SyncField].self, forKey: .fields)
+        leftScope = try container.decodeIfPresent(Bool.self, forKey: .leftScope) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entity, forKey: .entity)
+        try container.encode(id, forKey: .id)
+        try container.encode(deleted, forKey: .deleted)
+        try container.encode(fields, forKey: .fields)
+        if leftScope { try container.encode(true, forKey: .leftScope) }
     }
 }
 
