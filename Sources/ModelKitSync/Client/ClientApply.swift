@@ -186,6 +186,7 @@ struct ClientApply {
             var records = plan.records
             for create in plan.creates {
                 guard let model = models[create.gid], let key = model._rowKey else { continue }
+                if plan.restored.contains(create.gid) { try sql.run(SyncTables.deleteID, [.text(create.gid)]) }
                 try sql.run(
                     SyncTables.insertID,
                     [.text(create.gid), .text(model.persistentModelID.entityName), .integer(key), seen, (records[create.gid] ?? FieldRecord()).stored])

@@ -44,6 +44,9 @@ struct PullPlan {
     var deletes: [String] = []
     /// Rows that left the user's scope: removed here and forgotten, not deleted.
     var leaves: [String] = []
+    /// Rows the device deleted and the server refused to delete: made again (among
+    /// ``creates``) under their identifiers.
+    var restored: Set<String> = []
     /// Each written row's field record as it becomes.
     var records: [String: FieldRecord] = [:]
     /// Values that wait, with the rows they wait for.
@@ -63,7 +66,7 @@ struct PullPlan {
 ///   becomes the value sent, which the server has now taken into account.
 /// - Other fields take the server's value, which becomes their base.
 /// - Deletes win: a row deleted on the server goes, edited or not; a row the device deleted
-///   stays deleted.
+///   stays deleted, unless the server refused the delete.
 /// - A row that left the user's scope goes, with what the device changed of it, and is
 ///   forgotten: it comes back as a new row if the user reads it again.
 /// - A relationship to rows that have not arrived sets what it can and waits for the rest.
@@ -95,6 +98,11 @@ struct PullPlanner {
                     if deleted.insert(change.id).inserted { plan.deletes.append(change.id) }
                 } else if live, !deleted.contains(change.id) {
                     updated.append((change, row))
+                } else if !live, rejected.contains(change.id), created.insert(change.id).inserted {
+                    // The server refused the device's delete: the row comes back as it has it.
+                    plan.creates.append(PullPlan.Write(gid: change.id, entity: entity.name, values: [:]))
+                    plan.restored.insert(change.id)
+                    plan.changed += 1
                 }
                 // Otherwise deleted here, and the delete is on its way to the server: it wins.
             } else if !change.deleted, created.insert(change.id).inserted {

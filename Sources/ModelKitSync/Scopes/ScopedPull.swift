@@ -94,6 +94,7 @@ struct ScopedPull {
             try context.replicaWrite { try ScopeViewStore.reset(viewer, in: $0) }
         }
         let readable = try scope.readable(in: context)
+        let readableRows = readable.rows
         let roots = server.schema.roots
         var root = root
         var after = after
@@ -105,7 +106,7 @@ struct ScopedPull {
             var last: Int64?
             if scope.isScoped(entity.name) {
                 // Every class of the hierarchy is scoped: its rows are the ones the user reads.
-                let keys = readable.rows.filter { server.schema.entities[$0.entity]?.root == entity.name && $0.key > after }.map(\.key).sorted()
+                let keys = readableRows.filter { server.schema.entities[$0.entity]?.root == entity.name && $0.key > after }.map(\.key).sorted()
                 let taken = Array(keys.prefix(wanted))
                 page = try context.models(of: entity.entity, keys: taken).sorted { $0._rowKey! < $1._rowKey! }
                 last = taken.count == wanted ? taken.last : nil
