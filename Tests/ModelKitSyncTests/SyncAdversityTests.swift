@@ -212,8 +212,8 @@ import Testing
         let a = try world.device()
         let envelope = SyncEnvelope(schema: world.server.schema.fingerprint, device: a.client.device)
         // A value of another type than the property's: the model cannot take it.
-        let bad = SyncChange(entity: "Counter", id: "bad", fields: ["name": SyncField(value: .text("c"), clock: "1"), "value": SyncField(value: .text("ten"), clock: "1")])
-        let good = SyncChange(entity: "Counter", id: "good", fields: ["name": SyncField(value: .text("d"), clock: "1"), "value": SyncField(value: .integer(4), clock: "1")])
+        let bad = SyncChange(entity: "Counter", id: "bad", fields: ["name": SyncField(value: .text("c"), clock: "001700000000000-000000-d"), "value": SyncField(value: .text("ten"), clock: "001700000000000-000000-d")])
+        let good = SyncChange(entity: "Counter", id: "good", fields: ["name": SyncField(value: .text("d"), clock: "001700000000000-000000-d"), "value": SyncField(value: .integer(4), clock: "001700000000000-000000-d")])
         let answer = try await world.server.push(SyncPushRequest(envelope: envelope, id: "p1", changes: [bad, good]))
         #expect(answer.rejections.map(\.id) == ["bad"] && answer.rejections.map(\.code) == [.invalidValue])
         #expect(answer.accepted == 1)

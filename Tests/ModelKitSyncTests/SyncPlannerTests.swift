@@ -129,13 +129,6 @@ import Testing
         #expect(plan.updates.isEmpty && plan.accepted == 0 && plan.answer.map(\.gid) == ["n"])
     }
 
-    @Test func anUnknownPropertyIsASchemaMismatch() {
-        #expect(throws: SyncError.self) {
-            try PushPlanner(schema: Self.schema, policies: SyncPolicies()).plan(
-                [SyncChange(entity: "Note", id: "n", fields: ["nope": Self.field(.null, base: nil)])], snapshot: PushSnapshot())
-        }
-    }
-
     // MARK: Pulls
 
     static func local(_ values: [String: SyncValue], bases: [String: SyncValue]) -> PullSnapshot.Row {

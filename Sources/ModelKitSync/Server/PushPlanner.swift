@@ -9,16 +9,19 @@
 /// - A new row whose unique value a stored row holds is merged into that row: its fields apply
 ///   to it as edits with no base. A row deleted earlier in the same push holds nothing.
 /// - Deletes win: a change of a row that is gone is dropped, and answered with its tombstone.
-/// - A change the server cannot store (text with NUL where the store cannot keep it, a value
-///   of another kind than its property's) or that would give a unique value to a second row
-///   is refused; the rest of the push goes on.
+/// - A change the server cannot store (text with NUL where the store cannot keep it) or that
+///   would give a unique value to a second row is refused; the rest of the push goes on.
+///
+/// The push is one ``PushCheck`` passed: its entities, properties, clocks and kinds of values
+/// are the schema's.
 struct PushPlanner {
     let schema: SyncSchema
     let policies: SyncPolicies
 
     /// Plans `changes` against `snapshot`. `refused` holds changes (by index) already known to
     /// fail, refused as given.
-    /// - Throws: ``SyncError/Code/schemaMismatch`` for an entity or property the schema lacks.
+    /// - Throws: ``SyncError/Code/schemaMismatch`` for an entity the schema lacks;
+    ///   ``SyncError/Code/malformedMessage`` for a clock not in its wire form.
     func plan(_ changes: [SyncChange], refused: [Int: SyncRejection] = [:], snapshot: PushSnapshot) throws -> PushPlan {
         var state = State(snapshot: snapshot)
         var plan = PushPlan()
@@ -34,7 +37,6 @@ struct PushPlanner {
         var fresh: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
         for (index, change) in changes.enumerated() {
             let entity = try schema.entity(named: change.entity)
-            try checkNames(change, entity)
             if let rejection = refused[index] ?? invalidity(of: change, entity, snapshot) {
                 plan.rejections.append(rejection)
                 answer(state.canonical(change.id), change.entity)
@@ -79,14 +81,14 @@ struct PushPlanner {
 
         /// Settles the fields `changes[index]` pushes for row `gid`, refusing the change if it
         /// would give the row a unique value another holds.
-        func settle(_ index: Int, _ gid: String, _ entity: SyncSchema.Entity, isNew: Bool) {
+        func settle(_ index: Int, _ gid: String, _ entity: SyncSchema.Entity, isNew: Bool) throws {
             let change = changes[index]
             var record = plan.records[gid]!.fields
             var resolved: [String: SyncValue] = [:]
             for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
                 guard let field = entity.fieldsByName[name] else { continue }
                 let current = state.rows[gid]!.values![name] ?? .null
-                let (value, clock) = resolve(pushed, of: field, in: entity, current: current, clock: record[name]?.clock, state: state, conflicts: &plan.conflicts)
+                let (value, clock) = try resolve(pushed, of: field, in: entity, current: current, clock: record[name]?.clock, state: state, conflicts: &plan.conflicts)
                 if value != current || isNew { resolved[name] = value }
                 record[name] = .init(base: nil, clock: clock.description)
             }
@@ -113,7 +115,7 @@ struct PushPlanner {
             }
         }
 
-        for (index, gid, entity) in ordered(pending, changes, snapshot: snapshot) { settle(index, gid, entity, isNew: false) }
+        for (index, gid, entity) in ordered(pending, changes, snapshot: snapshot) { try settle(index, gid, entity, isNew: false) }
         for (index, gid, entity) in fresh {
             let change = changes[index]
             if plan.records[gid] == nil, let owner = state.owner(of: change, entity) {
@@ -123,11 +125,11 @@ struct PushPlanner {
                 answer(owner, state.rows[owner]!.entity)
                 let ownerEntity = schema.entities[state.rows[owner]!.entity]!
                 if plan.records[owner] == nil { plan.records[owner] = (state.rows[owner]!.version, state.rows[owner]!.clocks) }
-                settle(index, owner, ownerEntity, isNew: state.created.contains(owner))
+                try settle(index, owner, ownerEntity, isNew: state.created.contains(owner))
             } else {
                 if plan.records[gid] == nil { plan.records[gid] = (nil, FieldRecord()) }
                 answer(gid, change.entity)
-                settle(index, gid, entity, isNew: true)
+                try settle(index, gid, entity, isNew: true)
             }
         }
         return plan
@@ -174,9 +176,11 @@ struct PushPlanner {
     private func resolve(
         _ pushed: SyncField, of field: SyncSchema.Field, in entity: SyncSchema.Entity, current: SyncValue, clock stored: String?, state: State,
         conflicts: inout Int
-    ) -> (SyncValue, HybridLogicalClock) {
+    ) throws -> (SyncValue, HybridLogicalClock) {
         let serverClock = stored.flatMap(HybridLogicalClock.init) ?? .zero
-        let incomingClock = HybridLogicalClock(pushed.clock) ?? .zero
+        guard let incomingClock = HybridLogicalClock(pushed.clock) else {
+            throw SyncError(.malformedMessage, "\(entity.name).\(field.name) was pushed with the clock \"\(pushed.clock)\", which is no clock; nothing was applied")
+        }
         let incoming = pushed.value.canonicalized(state.canonical)
         switch field.kind {
         case .toMany:
@@ -217,34 +221,14 @@ struct PushPlanner {
         }
     }
 
-    /// Throws for names the schema lacks: the device runs other models, and nothing applies.
-    private func checkNames(_ change: SyncChange, _ entity: SyncSchema.Entity) throws {
-        for name in change.fields.keys where entity.fieldsByName[name] == nil {
-            throw SyncError(.schemaMismatch, "\(entity.name) has no synced property \(name); sync devices and servers with the same models")
-        }
-    }
-
-    /// Why the server cannot store `change`, if it cannot: a value of another kind than its
-    /// property's, or text the store cannot keep.
+    /// Why the server cannot store `change`, if it cannot: text the store cannot keep.
     private func invalidity(of change: SyncChange, _ entity: SyncSchema.Entity, _ snapshot: PushSnapshot) -> SyncRejection? {
+        guard !snapshot.textHoldsNUL else { return nil }
         for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
-            let field = entity.fieldsByName[name]!
-            let fits: Bool =
-                switch (field.kind, pushed.value) {
-                case (.attribute, .reference), (.attribute, .references): false
-                case (.toOne, .reference), (.toOne, .null), (.toMany, .references): true
-                case (.toOne, _), (.toMany, _): false
-                case (.attribute, .text(let text)): snapshot.textHoldsNUL || !text.utf8.contains(0)
-                case (.attribute, _): true
-                }
-            if !fits {
-                let reason =
-                    if case .text = pushed.value, field.kind == .attribute {
-                        "\(entity.name).\(name) holds a NUL character, which the server's database cannot store"
-                    } else {
-                        "\(entity.name).\(name) was pushed as a value of another kind than the property's"
-                    }
-                return SyncRejection(entity: change.entity, id: change.id, code: .invalidValue, message: reason, change: change)
+            if case .text(let text) = pushed.value, text.utf8.contains(0) {
+                return SyncRejection(
+                    entity: change.entity, id: change.id, code: .invalidValue,
+                    message: "\(entity.name).\(name) holds a NUL character, which the server's database cannot store", change: change)
             }
         }
         return nil

@@ -81,6 +81,7 @@ public final class SyncServer: SyncTransport, Sendable {
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         let user = try check(request.envelope, kind: .push)
+        try PushCheck(schema: schema).check(request)
         return try await run { try ServerPush(server: self, request: request, user: user).apply() }
     }
 
