@@ -148,11 +148,57 @@ import Testing
         Hostile(name: "a stored row pushed as another entity", changes: note(["title": field(.text("x"))], id: "T")),
         Hostile(name: "a subclass's stored row pushed as its superclass", changes: [SyncChange(entity: "Item", id: "K", fields: ["title": field(.text("x"))])]),
         Hostile(name: "a superclass's stored row pushed as a subclass", changes: [SyncChange(entity: "TodoTask", id: "I", fields: ["done": field(.integer(1))])]),
+        Hostile(name: "a merged row pushed as another entity", changes: note(["title": field(.text("x"))], id: "U")),
         Hostile(name: "a deleted row pushed as another entity", changes: note([:], id: "G", deleted: true)),
+        Hostile(name: "a to-one to a stored row of another entity", changes: note(["folder": field(.reference("T"))])),
+        Hostile(name: "a to-one to a merged row of another entity", changes: note(["folder": field(.reference("U"))])),
+        Hostile(name: "a to-one to a deleted row of another entity", changes: note(["folder": field(.reference("V"))])),
+        Hostile(name: "a to-one's base naming a row of another entity", changes: note(["folder": field(.reference("F"), base: .reference("T"))])),
         Hostile(name: "a to-many holding a stored row of another entity", changes: note(["tags": field(.references(["F", "T"]))])),
         Hostile(name: "a to-many adding a stored row of another entity", changes: note(["tags": field(.references(["I", "T"]), base: .references(["T"]), added: ["I"], removed: [])])),
+        Hostile(name: "a to-many removing a stored row of another entity", changes: note(["tags": field(.references(["T"]), base: .references(["T"]), added: [], removed: ["F"])])),
         Hostile(name: "a new row's to-one to a stored row of another entity", changes: note(["title": field(.text("m")), "body": field(.text("")), "pinned": field(.integer(0)), "folder": field(.reference("I"))], id: "M")),
     ]
+
+    /// What ``store(_:)`` leaves, as a push's snapshot reads it.
+    static func storedSnapshot() -> PushSnapshot {
+        func row(_ entity: String, _ values: [String: SyncValue]?) -> PushSnapshot.Row {
+            var clocks = FieldRecord()
+            for name in (values ?? [:]).keys { clocks[name] = .init(base: nil, clock: clock) }
+            return PushSnapshot.Row(entity: entity, version: 1, values: values, clocks: clocks)
+        }
+        var snapshot = PushSnapshot()
+        snapshot.rows["F"] = row("Folder", ["name": .text("inbox")])
+        snapshot.rows["G"] = row("Folder", nil)
+        snapshot.rows["T"] = row("Tag", ["name": .text("work")])
+        snapshot.rows["V"] = row("Tag", nil)
+        snapshot.rows["N"] = row("Note", [
+            "title": .text("n"), "body": .text(""), "pinned": .integer(0), "folder": .reference("F"), "tags": .references(["T"]),
+        ])
+        snapshot.rows["I"] = row("Item", ["title": .text("i")])
+        snapshot.rows["K"] = row("TodoTask", ["title": .text("k"), "done": .integer(0)])
+        snapshot.aliases["U"] = "T"
+        return snapshot
+    }
+
+    @Test(arguments: storeCases)
+    func aPushNamingAStoredRowAsAnotherEntityIsRefusedByThePlanner(_ hostile: Hostile) throws {
+        let error = try #require(throws: SyncError.self) {
+            try PushPlanner(schema: Self.schema, policies: SyncPolicies()).plan(hostile.changes, snapshot: Self.storedSnapshot())
+        }
+        #expect(error.code == .malformedMessage)
+    }
+
+    @Test func aRowMergedIntoAnotherClassOfItsHierarchyIsChangedAsThatRow() throws {
+        var snapshot = Self.storedSnapshot()
+        snapshot.aliases["J"] = "I"
+        let change = SyncChange(entity: "TodoTask", id: "J", fields: [
+            "title": Self.field(.text("j"), clock: "001700000000001-000000-d"), "done": Self.field(.integer(1), clock: "001700000000001-000000-d"),
+        ])
+        let plan = try PushPlanner(schema: Self.schema, policies: SyncPolicies()).plan([change], snapshot: snapshot)
+        #expect(plan.updates.map(\.gid) == ["I"] && plan.updates.map(\.entity) == ["Item"])
+        #expect(plan.updates.first?.values == ["title": .text("j")])
+    }
 
     /// Everything a server keeps of its store: a full download, and what the sync tables hold.
     struct Kept: Equatable {

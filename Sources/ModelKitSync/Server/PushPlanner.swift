@@ -21,7 +21,9 @@ struct PushPlanner {
     /// Plans `changes` against `snapshot`. `refused` holds changes (by index) already known to
     /// fail, refused as given.
     /// - Throws: ``SyncError/Code/schemaMismatch`` for an entity the schema lacks;
-    ///   ``SyncError/Code/malformedMessage`` for a clock not in its wire form.
+    ///   ``SyncError/Code/malformedMessage`` for a clock not in its wire form, a stored row
+    ///   pushed as another entity than its own, or a relationship naming a stored row of an
+    ///   entity it does not hold.
     func plan(_ changes: [SyncChange], refused: [Int: SyncRejection] = [:], snapshot: PushSnapshot) throws -> PushPlan {
         var state = State(snapshot: snapshot)
         var plan = PushPlan()
@@ -36,15 +38,22 @@ struct PushPlanner {
         var pending: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
         var fresh: [(index: Int, gid: String, entity: SyncSchema.Entity)] = []
         for (index, change) in changes.enumerated() {
-            let entity = try schema.entity(named: change.entity)
+            var entity = try schema.entity(named: change.entity)
+            try checkRelated(change, entity, snapshot)
+            let gid = state.canonical(change.id)
+            if let row = state.rows[gid], row.entity != change.entity {
+                // A row merged into a row of another class of its hierarchy (whose unique value
+                // it had) is changed as that row; a row of another entity, never.
+                guard snapshot.aliases[change.id] != nil, let stored = schema.entities[row.entity], stored.root == entity.root else {
+                    throw SyncError(
+                        .malformedMessage, "\(change.id) is a row of \(row.entity), pushed as one of \(change.entity); nothing of the push was applied")
+                }
+                entity = stored
+            }
             if let rejection = refused[index] ?? invalidity(of: change, entity, snapshot) {
                 plan.rejections.append(rejection)
-                answer(state.canonical(change.id), change.entity)
+                answer(gid, change.entity)
                 continue
-            }
-            let gid = state.canonical(change.id)
-            if let row = state.rows[gid], row.entity != change.entity, !snapshot.aliases.keys.contains(change.id) {
-                throw SyncError(.malformedMessage, "\(change.id) is a row of \(row.entity), pushed as one of \(change.entity)")
             }
             if let row = state.rows[gid], !state.created.contains(gid) || !change.deleted {
                 answer(gid, change.entity)
@@ -218,6 +227,21 @@ struct PushPlanner {
         case .custom(let rule):
             // A rule that cannot decode the values leaves the server's.
             return ((try? rule(base, current, incoming)) ?? current, max(serverClock, incomingClock))
+        }
+    }
+
+    /// Throws for a relationship of `change` naming a stored row (or one merged into it) that
+    /// is not of the relationship's entity or a subclass: ``PushCheck`` has checked the rows the
+    /// push names itself.
+    private func checkRelated(_ change: SyncChange, _ entity: SyncSchema.Entity, _ snapshot: PushSnapshot) throws {
+        for (name, pushed) in change.fields.sorted(by: { $0.key < $1.key }) {
+            guard let target = entity.fieldsByName[name]?.target else { continue }
+            for gid in pushed.mentionedIDs {
+                guard let row = snapshot.rows[snapshot.aliases[gid] ?? gid], !schema.entity(named: row.entity, isA: target) else { continue }
+                throw SyncError(
+                    .malformedMessage,
+                    "\(change.entity).\(name) of \(change.id) holds rows of \(target), and \(gid) is a row of \(row.entity); nothing of the push was applied")
+            }
         }
     }
 
