@@ -163,4 +163,41 @@ import Testing
         try await alice.sync()
         #expect(try alice.all(Project.self).isEmpty)
     }
+
+    @Test(arguments: ServerKind.available)
+    func aRowAnotherUserDeletesBetweenThePushThatMadeItAndTheNextPullGoesFromTheDevice(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind, types: scopedTypes, scopes: memberScopes)
+        let alice = try world.device(types: scopedTypes, user: "alice")
+        let transport = FaultyTransport(server: world.server)
+        let bob = try Device(
+            url: world.directory.appendingPathComponent("bob.store"), types: scopedTypes, transport: transport, credentials: ["user": "bob"],
+            keeping: world)
+        let project = try Self.aliceProject(on: alice)
+        let membership = Membership(userID: "bob", canWrite: true)
+        alice.context.insert(membership)
+        membership.project = project
+        try alice.context.save()
+        try await alice.sync()
+        try await bob.sync()
+        // Bob makes a chore; between his push and his pull, alice syncs it and deletes it.
+        let chore = Chore(title: "bob's")
+        bob.context.insert(chore)
+        chore.project = try bob.context.fetch(FetchDescriptor<Project>()).first
+        try bob.context.save()
+        let (aliceContainer, aliceClient) = (alice.container, alice.client)
+        transport.beforePull.withLock {
+            $0 = {
+                try await aliceClient.sync()
+                let context = ModelContext(aliceContainer)
+                for chore in try context.fetch(FetchDescriptor<Chore>(predicate: #Predicate { $0.title == "bob's" })) { context.delete(chore) }
+                try context.save()
+                try await aliceClient.sync()
+            }
+        }
+        try await bob.sync()
+        transport.beforePull.withLock { $0 = nil }
+        try await bob.sync()
+        #expect(Set(try bob.all(Chore.self).map(\.title)) == ["plan", "ship"])
+        #expect(Set(try alice.all(Chore.self).map(\.title)) == ["plan", "ship"])
+    }
 }

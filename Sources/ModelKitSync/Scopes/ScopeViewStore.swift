@@ -6,7 +6,8 @@ import ModelKit
 /// A pull names the version its cursor came with. Rows added after it are dropped and rows
 /// removed after it are back (the device never applied those pages: their answers were lost),
 /// and rows removed at or before it are forgotten (the device applied their removal). The view
-/// is then exactly what the device holds, and the page is decided against it.
+/// is then exactly what the device holds, and the page is decided against it. A push's answer
+/// records its rows at version 0: below every cursor, so never undone.
 enum ScopeViewStore {
     /// The viewer's key: the user and the device it pulls on.
     static func viewer(user: String, device: String) -> String { user + "\u{1F}" + device }

@@ -216,10 +216,29 @@ struct ServerPush {
             for (gid, target) in plan.merged { try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)]) }
             for (gid, _) in plan.deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
             if trial { throw TrialPassed() }
+            if let judge, let user { try recordView(of: answer, user: user, models: models, judge: judge, in: sql) }
             let json = String(decoding: try SyncJSON.encoder.encode(answer), as: UTF8.self)
             try sql.run(SyncTables.insertPush, [.text(device), .text(request.id), .text(json)])
         }
         return answer
+    }
+
+    /// Records in the device's view (``ScopeViewStore``) what the answer leaves it holding of
+    /// scoped rows, for good (version 0): the device applies the answer, or gets it again when
+    /// it sends the push again. A row deleted by a user after this push then reaches the device
+    /// as a tombstone.
+    private func recordView(of answer: SyncPushResponse, user: String, models: [String: any PersistentModel], judge: ServerScope.Judge, in sql: StoreSQL) throws {
+        var held: [(gid: String, ref: SyncIDs.RowRef)] = []
+        var gone: [String] = []
+        for row in answer.rows {
+            if row.deleted || row.leftScope {
+                gone.append(row.id)
+            } else if let model = models[row.id], judge.isScoped(model), let key = model._rowKey {
+                held.append((row.id, SyncIDs.RowRef(entity: model.persistentModelID.entityName, key: key)))
+            }
+        }
+        let viewer = ScopeViewStore.viewer(user: user, device: request.envelope.device)
+        try ScopeViewStore.record(viewer, version: 0, added: held, removed: gone, in: sql)
     }
 
     /// The refusal of `change`, which failed with `error` on its own.
