@@ -200,4 +200,24 @@ import Testing
         #expect(Set(try bob.all(Chore.self).map(\.title)) == ["plan", "ship"])
         #expect(Set(try alice.all(Chore.self).map(\.title)) == ["plan", "ship"])
     }
+
+    @Test(arguments: ServerKind.available)
+    func aServerThatGainsScopesSendsItsDevicesOnlyTheirUsersRowsAndLosingThemSendsEverything(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind, types: scopedTypes)
+        let alice = try world.device(types: scopedTypes)
+        alice.context.insert(Memo(owner: "alice", text: "alice's"))
+        alice.context.insert(Memo(owner: "bob", text: "bob's"))
+        try alice.context.save()
+        try await alice.sync()
+        #expect(try alice.all(Memo.self).count == 2)
+        // The server starts again with scopes: alice's cursor starts a download of her rows.
+        let scoped = try SyncServer(container: world.server.container, scopes: memberScopes) { _ in "alice" }
+        let client = try SyncClient(container: alice.container, transport: scoped, credentials: ["user": "alice"])
+        try await client.sync()
+        #expect(try alice.all(Memo.self).map(\.text) == ["alice's"])
+        // And without them again: everything comes back.
+        try await alice.sync()
+        #expect(Set(try alice.all(Memo.self).map(\.text)) == ["alice's", "bob's"])
+        #expect(try ModelContext(world.server.container).fetchCount(FetchDescriptor<Memo>()) == 2)
+    }
 }

@@ -31,6 +31,8 @@ struct ServerPull {
                 self = .history(token)
             } else if parts.count == 4, parts[0] == "s", let start = Int64(parts[1]), let root = Int(parts[2]), root >= 0, let after = Int64(parts[3]) {
                 self = .download(start: start, root: root, after: after)
+            } else if (parts.count == 5 && parts[0] == "h") || (parts.count == 6 && parts[0] == "s") {
+                throw SyncError(.tooFarBehind, "the device's cursor was made while the server had scopes: download everything again (the client does this by itself)")
             } else {
                 throw SyncError(.malformedMessage, "\(text) is not a cursor this server made; pull without a cursor to download everything")
             }
