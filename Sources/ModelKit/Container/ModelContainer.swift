@@ -27,6 +27,15 @@ public final class ModelContainer: Sendable, Equatable {
     private let main = Mutex<MainContextBox?>(nil)
     /// The threads ``perform(_:)`` runs work on, as many as the stores keep connections.
     let requestThreads: RequestThreads
+    private let contextTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// The ``ModelContext/statementTrace`` of each context made for the container from now on:
+    /// how a benchmark counts the statements of work whose contexts it never sees (a sync
+    /// server's). Called on the context's thread.
+    package var statementTraceOfNewContexts: (@Sendable (String) -> Void)? {
+        get { contextTrace.withLock { $0 } }
+        set { contextTrace.withLock { $0 = newValue } }
+    }
 
     /// A container for `schema`, stored as `configurations` say (in the default store if empty).
     /// With a `migrationPlan`, the store is brought to the plan's newest version first, stage by

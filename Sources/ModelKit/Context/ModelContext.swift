@@ -51,6 +51,7 @@ public final class ModelContext {
         autosaveEnabled = false
         isMainContext = false
         links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox()) }
+        statementTrace = container.statementTraceOfNewContexts
         claimHandles()
     }
 
@@ -64,6 +65,7 @@ public final class ModelContext {
         isMainContext = true
         let reference = MainContextReference()
         links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox { reference.scheduleMerge() }) }
+        statementTrace = container.statementTraceOfNewContexts
         claimHandles()
         reference.context = self
     }
