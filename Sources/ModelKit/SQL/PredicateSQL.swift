@@ -132,7 +132,7 @@ struct PredicateSQL {
             // A column of a related row: look it up by the row's key.
             let alias = newAlias()
             let inner = try member(keyPath, of: .row(of: entity, qualifier: alias))
-            guard case .many? = inner.reference else {
+            guard case .many(let relationship, _)? = inner.reference else {
                 var lookup = PredicateTerm.compose(
                     "(SELECT $0 FROM $2 AS $3 WHERE $4 = $1)", inner, base, PredicateTerm(entity.sql.table), PredicateTerm(alias),
                     PredicateTerm("\(alias).\(TableSQL.quotedPrimaryKey)"))
@@ -140,7 +140,13 @@ struct PredicateSQL {
                 lookup.reference = inner.reference
                 return lookup
             }
-            throw Untranslatable("a to-many through a to-one")
+            // A to-many of the related row (`$0.project?.members`): its owner is the row whose key
+            // the to-one holds, so `contains(where:)` and `count` tie the targets to that key,
+            // with no lookup of the row itself. As a value it is no column, as a to-many of the
+            // model's own is not.
+            var many = inner
+            many.reference = .many(relationship, owner: base)
+            return many
         case .record(let columns)?:
             guard let column = columns[keyPath] else { throw Untranslatable(keyPath) }
             return column
