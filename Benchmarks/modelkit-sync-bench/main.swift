@@ -2,10 +2,13 @@
 // process and over HTTP on loopback, beside the raw floor measured in the same run (one SELECT
 // of every row on the server, one SQLite transaction of INSERTs on the device), and one changed
 // row's push and pull; a push of N rows made on one device (and the pull of the same rows to a
-// fresh device); and a pull of rows whose relationships point at rows of later pages.
+// fresh device); a pull of rows whose relationships point at rows of later pages; and, on a
+// server with scopes, one user's initial sync and pulls on a big server (1,000 users' rows)
+// beside a small one holding only that user's rows, with the server's statements per pull.
 //
-//     swift run -c release modelkit-sync-bench [--rows 100000] [--runs 3] [--cases initial,push,related]
+//     swift run -c release modelkit-sync-bench [--rows 100000] [--runs 3] [--cases initial,push,related,scopes]
 //         [--push-rows 100000] [--related-rows 2500,5000,10000,20000]
+//         [--scope-users 1000] [--scope-notes 100] [--scope-repeats 5] [--show-sql]
 //
 // Prints medians (and ranges) of each, the ratio to the floor, rows per second, and the
 // process's peak resident memory after each phase.
@@ -397,4 +400,327 @@ if cases.contains("related") {
                 format: "| %d | %.3f s | %@ | %.2f | %.1f | %d | %d MB |", total, floorMedian, summary(pulls), pullMedian / floorMedian,
                 pullMedian / Double(total) * 1e6, Int(Double(total) / pullMedian), peakMegabytes()))
     }
+}
+
+// MARK: - Scopes
+
+/// The scopes case's models: notes a user owns, and projects shared by their members, with
+/// their memberships and chores; indexed on the columns the scopes' predicates compare, as a
+/// real app would be (to-one columns are indexed by ModelKit itself).
+@Model final class ScopedNote {
+    #Index<ScopedNote>([\.owner])
+    var owner: String
+    var title: String
+    var body: String
+    var edited: Date
+
+    init(owner: String, title: String, body: String, edited: Date) {
+        self.owner = owner
+        self.title = title
+        self.body = body
+        self.edited = edited
+    }
+}
+
+@Model final class SharedProject {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \ProjectMember.project) var members: [ProjectMember] = []
+    @Relationship(deleteRule: .cascade, inverse: \ProjectChore.project) var chores: [ProjectChore] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Model final class ProjectMember {
+    #Index<ProjectMember>([\.userID])
+    var userID: String
+    var canWrite: Bool
+    var project: SharedProject?
+
+    init(userID: String, canWrite: Bool, project: SharedProject?) {
+        self.userID = userID
+        self.canWrite = canWrite
+        self.project = project
+    }
+}
+
+@Model final class ProjectChore {
+    var title: String
+    var done: Bool
+    var project: SharedProject?
+
+    init(title: String, done: Bool, project: SharedProject?) {
+        self.title = title
+        self.done = done
+        self.project = project
+    }
+}
+
+/// A user's own notes; projects, their memberships and chores read by members and written by
+/// members who may write.
+let benchScopes: SyncScopes = {
+    var scopes = SyncScopes()
+    scopes.set(ScopedNote.self) { user in #Predicate<ScopedNote> { $0.owner == user } }
+    scopes.set(
+        SharedProject.self,
+        read: { user in #Predicate<SharedProject> { p in p.members.contains { $0.userID == user } } },
+        write: { user in #Predicate<SharedProject> { p in p.members.contains { $0.userID == user && $0.canWrite } } })
+    scopes.set(
+        ProjectMember.self,
+        read: { user in #Predicate<ProjectMember> { m in m.project?.members.contains { $0.userID == user } == true } },
+        write: { user in #Predicate<ProjectMember> { m in m.project?.members.contains { $0.userID == user && $0.canWrite } == true } })
+    scopes.set(
+        ProjectChore.self,
+        read: { user in #Predicate<ProjectChore> { c in c.project?.members.contains { $0.userID == user } == true } },
+        write: { user in #Predicate<ProjectChore> { c in c.project?.members.contains { $0.userID == user && $0.canWrite } == true } })
+    return scopes
+}()
+
+/// A transport in front of a server that counts its pull requests, the time the server spends
+/// in them, and the SQL statements the server's contexts run meanwhile (the server's container
+/// traces every context it makes; one request at a time here).
+final class CountingTransport: SyncTransport, @unchecked Sendable {
+    let server: SyncServer
+    private let lock = NSLock()
+    private var counting = 0
+    private(set) var pulls = 0
+    private(set) var pushes = 0
+    private(set) var pullSeconds = 0.0
+    private(set) var pullStatements = 0
+    private(set) var statements = 0
+    /// The SQL of the last pull, when asked for (`--show-sql`).
+    private(set) var lastPullSQL: [String] = []
+    var keepsSQL = false
+
+    init(server: SyncServer) {
+        self.server = server
+        server.container.statementTraceOfNewContexts = { [weak self] sql in self?.count(sql) }
+    }
+
+    private var lastTraced = ContinuousClock.now
+
+    /// Counts a statement; with `keepsSQL`, keeps its text and the time since the one before
+    /// (what the one before took, with the server's work between them).
+    private func count(_ sql: String) {
+        lock.withLock {
+            statements += 1
+            guard keepsSQL && counting > 0 else { return }
+            let now = ContinuousClock.now
+            let gap = now - lastTraced
+            lastTraced = now
+            let ms = (Double(gap.components.seconds) + Double(gap.components.attoseconds) / 1e18) * 1e3
+            lastPullSQL.append(lastPullSQL.isEmpty ? sql : String(format: "(+%.2f ms) ", ms) + sql)
+        }
+    }
+
+    func reset() {
+        lock.withLock {
+            pulls = 0
+            pushes = 0
+            pullSeconds = 0
+            pullStatements = 0
+        }
+    }
+
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        lock.withLock { pushes += 1 }
+        return try await server.push(request)
+    }
+
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        let before = lock.withLock {
+            counting += 1
+            lastPullSQL = []
+            lastTraced = .now
+            return statements
+        }
+        let start = ContinuousClock.now
+        let response = try await server.pull(request)
+        let elapsed = ContinuousClock.now - start
+        lock.withLock {
+            counting -= 1
+            pulls += 1
+            pullStatements += statements - before
+            pullSeconds += Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        return response
+    }
+}
+
+if cases.contains("scopes") {
+    let users = option("--scope-users", default: 1_000)
+    let notesPerUser = option("--scope-notes", default: 100)
+    let projectsPerUser = 3
+    let choresPerProject = 10
+    let repeats = option("--scope-repeats", default: 5)
+    let showSQL = CommandLine.arguments.contains("--show-sql")
+    let measured = "u0"
+    let other = "u\(users / 2)"
+    let types: [any PersistentModel.Type] = [ScopedNote.self, SharedProject.self, ProjectMember.self, ProjectChore.self]
+    let schema = Schema(types)
+    // Project p's members are users p, p+1 … p+projectsPerUser-1 (mod users): each user is in
+    // `projectsPerUser` projects, and shares each with others. Notes are made in turns, user by
+    // user, so a user's notes are spread over the table as notes made over time would be.
+    func members(of project: Int) -> [Int] { (0..<projectsPerUser).map { (project + $0) % users } }
+    func projects(of user: Int) -> [Int] { (0..<projectsPerUser).map { (user - $0 + users) % users } }
+
+    /// A server store holding `userIndexes`' notes and the projects with any of them as member.
+    func makeServer(_ name: String, users userIndexes: [Int]) throws -> ModelContainer {
+        let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: store(name)))
+        var context = ModelContext(container)
+        var pending = 0
+        func saveEvery(_ count: Int) throws {
+            pending += count
+            if pending >= 10_000 {
+                try context.save()
+                context = ModelContext(container)
+                pending = 0
+            }
+        }
+        let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        for round in 0..<notesPerUser {
+            for user in userIndexes {
+                context.insert(
+                    ScopedNote(
+                        owner: "u\(user)", title: "note \(round) of u\(user)", body: "some text of a note, \(round), of user \(user)",
+                        edited: date + Double(round)))
+                try saveEvery(1)
+            }
+        }
+        let wanted = Set(userIndexes.flatMap { projects(of: $0) }).sorted()
+        for index in wanted {
+            let project = SharedProject(name: "project \(index)")
+            context.insert(project)
+            for member in members(of: index) { context.insert(ProjectMember(userID: "u\(member)", canWrite: true, project: project)) }
+            for chore in 0..<choresPerProject { context.insert(ProjectChore(title: "chore \(chore) of project \(index)", done: false, project: project)) }
+            try saveEvery(1 + projectsPerUser + choresPerProject)
+        }
+        try context.save()
+        return container
+    }
+
+    let expected = notesPerUser + projectsPerUser * (1 + projectsPerUser + choresPerProject)
+    let setupStart = ContinuousClock.now
+    let bigContainer = try makeServer("scopes-big", users: Array(0..<users))
+    let smallContainer = try makeServer("scopes-small", users: [0])
+    let setup = ContinuousClock.now - setupStart
+    print("")
+    print(
+        "scopes: one user's rows (\(expected): \(notesPerUser) notes, \(projectsPerUser) projects of \(projectsPerUser) members and \(choresPerProject) chores) on a big server of \(users) users × \(notesPerUser) notes + \(users) projects (\(users * notesPerUser + users * (1 + projectsPerUser + choresPerProject)) rows) and on a small server of only that user's rows; SQLite server and devices, \(runs) runs alternating big and small (\(repeats) pulls each per run); setup \(setup)"
+    )
+
+    struct Side {
+        let name: String
+        let server: SyncServer
+        let counter: CountingTransport
+        let http: SyncHTTPServer
+        let url: URL
+        var initial: [Double] = []
+        var initialServer: [Double] = []
+        var initialPulls = 0
+        var initialStatements = 0
+        var initialHTTP: [Double] = []
+        var noop: [Double] = []
+        var noopServer: [Double] = []
+        var noopStatements: [Int] = []
+        var unrelated: [Double] = []
+        var unrelatedServer: [Double] = []
+        var unrelatedStatements: [Int] = []
+        var writer: SyncClient?
+    }
+
+    func side(_ name: String, _ container: ModelContainer) throws -> Side {
+        let server = try SyncServer(container: container, scopes: benchScopes) { request in
+            guard let user = request.credentials["user"] else { throw SyncError(.unauthorized, "no user") }
+            return user
+        }
+        let http = try SyncHTTPServer(handler: SyncHTTPHandler(server: server))
+        http.start()
+        return Side(name: name, server: server, counter: CountingTransport(server: server), http: http, url: URL(string: "http://127.0.0.1:\(http.port)/sync")!)
+    }
+
+    func deviceContainer(_ name: String) throws -> ModelContainer {
+        try ModelContainer(for: schema, configurations: ModelConfiguration(url: store(name)))
+    }
+
+    var sides = [try side("big", bigContainer), try side("small", smallContainer)]
+    for index in sides.indices {
+        // The other user's device, which writes a note of its own before each pull of (c).
+        let writer = try SyncClient(container: try deviceContainer("scopes-writer-\(sides[index].name)"), transport: sides[index].server, credentials: ["user": other])
+        try await writer.sync()
+        sides[index].writer = writer
+    }
+
+    for run in 0..<runs {
+        for index in (run % 2 == 0 ? [0, 1] : [1, 0]) {
+            var side = sides[index]
+            let counter = side.counter
+            // (a) One user's initial sync to a fresh device, in process, and over HTTP.
+            let local = try deviceContainer("scopes-\(side.name)-\(run)")
+            let client = try SyncClient(container: local, transport: counter, credentials: ["user": measured])
+            counter.reset()
+            var pulled = 0
+            side.initial.append(try await seconds { pulled = try await client.sync().pulled })
+            precondition(pulled == expected, "\(side.name): pulled \(pulled) rows, not \(expected)")
+            side.initialServer.append(counter.pullSeconds)
+            side.initialPulls = counter.pulls
+            side.initialStatements = counter.pullStatements
+            let remote = try deviceContainer("scopes-\(side.name)-http-\(run)")
+            let remoteClient = try SyncClient(container: remote, transport: HTTPSyncTransport(url: side.url), credentials: ["user": measured])
+            side.initialHTTP.append(try await seconds { pulled = try await remoteClient.sync().pulled })
+            precondition(pulled == expected, "\(side.name) over HTTP: pulled \(pulled) rows, not \(expected)")
+
+            // (b) A pull with nothing new at all; (c) one after another user's unrelated write.
+            for _ in 0..<repeats {
+                counter.keepsSQL = showSQL && run == 0
+                counter.reset()
+                side.noop.append(try await seconds { pulled = try await client.sync().pulled })
+                precondition(pulled == 0 && counter.pulls == 1 && counter.pushes == 0)
+                side.noopServer.append(counter.pullSeconds)
+                side.noopStatements.append(counter.pullStatements)
+                if showSQL && run == 0 { print("\(side.name), nothing new:\n  " + counter.lastPullSQL.joined(separator: "\n  ")) }
+
+                let writerContext = ModelContext(side.writer!.container)
+                writerContext.insert(ScopedNote(owner: other, title: "another user's note", body: "unrelated", edited: .now))
+                try writerContext.save()
+                try await side.writer!.sync()
+                counter.keepsSQL = showSQL && run == 0
+                counter.reset()
+                side.unrelated.append(try await seconds { pulled = try await client.sync().pulled })
+                counter.keepsSQL = false
+                precondition(pulled == 0 && counter.pulls == 1 && counter.pushes == 0, "\(side.name): pulled \(pulled) in \(counter.pulls) pulls")
+                side.unrelatedServer.append(counter.pullSeconds)
+                side.unrelatedStatements.append(counter.pullStatements)
+                if showSQL && run == 0 { print("\(side.name), after an unrelated write:\n  " + counter.lastPullSQL.joined(separator: "\n  ")) }
+            }
+            sides[index] = side
+        }
+    }
+    for side in sides { side.http.stop() }
+
+    func range(_ values: [Int]) -> String {
+        let sorted = values.sorted()
+        return sorted.first == sorted.last ? "\(sorted[0])" : "\(sorted[sorted.count / 2]) (\(sorted.first!)–\(sorted.last!))"
+    }
+    func ms(_ values: [Double]) -> String {
+        let sorted = values.sorted()
+        return String(format: "%.2f ms (%.2f–%.2f)", sorted[sorted.count / 2] * 1e3, sorted.first! * 1e3, sorted.last! * 1e3)
+    }
+    let (big, small) = (sides[0], sides[1])
+    print("| case | big server, median (range) | small server, median (range) | big ÷ small | statements per pull, big / small |")
+    print("|---|---|---|---|---|")
+    for (name, a, b, statements) in [
+        (
+            "(a) initial sync, fresh device, in process", big.initial, small.initial,
+            "\(big.initialStatements / max(1, big.initialPulls)) / \(small.initialStatements / max(1, small.initialPulls)) (\(big.initialStatements) / \(small.initialStatements) in \(big.initialPulls) / \(small.initialPulls) pulls)"
+        ),
+        ("  of which the server's pulls", big.initialServer, small.initialServer, ""),
+        ("(a) initial sync, fresh device, HTTP on loopback", big.initialHTTP, small.initialHTTP, ""),
+        ("(b) sync with nothing new (one pull)", big.noop, small.noop, "\(range(big.noopStatements)) / \(range(small.noopStatements))"),
+        ("  of which the server's pull", big.noopServer, small.noopServer, ""),
+        ("(c) sync after another user's unrelated write (one pull)", big.unrelated, small.unrelated, "\(range(big.unrelatedStatements)) / \(range(small.unrelatedStatements))"),
+        ("  of which the server's pull", big.unrelatedServer, small.unrelatedServer, ""),
+    ] {
+        print("| \(name) | \(ms(a)) | \(ms(b)) | \(String(format: "%.2f", median(a) / median(b))) | \(statements) |")
+    }
+    print("peak RSS \(peakMegabytes()) MB")
 }
