@@ -33,13 +33,17 @@ enum ScopeViewStore {
     static func record(
         _ viewer: String, version: Int64, added: [(gid: String, ref: SyncIDs.RowRef)], removed: [String], in sql: StoreSQL
     ) throws {
-        for row in added {
+        // Many rows a statement: a full download adds a page of them at once.
+        for chunk in added.chunked(100) {
+            let values = Array(repeating: "(?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
             try sql.run(
-                "INSERT INTO \(SyncTables.views) (viewer, gid, entity, row_key, added) VALUES (?, ?, ?, ?, ?) ON CONFLICT (viewer, gid) DO UPDATE SET added = excluded.added, removed = NULL",
-                [.text(viewer), .text(row.gid), .text(row.ref.entity), .integer(row.ref.key), .integer(version)])
+                "INSERT INTO \(SyncTables.views) (viewer, gid, entity, row_key, added) VALUES \(values) ON CONFLICT (viewer, gid) DO UPDATE SET added = excluded.added, removed = NULL",
+                chunk.flatMap { row in [.text(viewer), .text(row.gid), .text(row.ref.entity), .integer(row.ref.key), .integer(version)] as [SQLValue] })
         }
-        for gid in removed {
-            try sql.run("UPDATE \(SyncTables.views) SET removed = ? WHERE viewer = ? AND gid = ?", [.integer(version), .text(viewer), .text(gid)])
+        for chunk in removed.chunked(500) {
+            try sql.run(
+                "UPDATE \(SyncTables.views) SET removed = ? WHERE viewer = ? AND gid IN (\(SyncTables.placeholders(chunk.count)))",
+                [.integer(version), .text(viewer)] + chunk.map { .text($0) })
         }
     }
 }

@@ -6,7 +6,8 @@ import ModelKit
 /// the device's view kept by the server (``ScopeViewStore``).
 ///
 /// Cursors carry the view's version and the user's digest: `h:<token>:<version>:<more>:<user>`
-/// (after history token `token`; `more` is 1 while rows entering the scope remain to send) and
+/// (after history token `token`; `more` is 1 while rows entering the scope remain to send, and 0
+/// when the view holds every row the user read at that page, or at a full download's start) and
 /// `s:<start>:<root>:<key>:<version>:<user>` (a full download). A cursor of another user, or of
 /// a server without scopes, starts a full download.
 struct ScopedPull {
@@ -55,7 +56,8 @@ struct ScopedPull {
             return SyncPullResponse(changes: [], cursor: pull.request.cursor!, hasMore: false, isFullDownload: false)
         }
         let view = try context.replicaWrite { try ScopeViewStore.view(of: viewer, at: version, in: $0) }
-        let readable = try scope.readable(in: context)
+        // After a page that sent everything, the view is what the user read then.
+        let readable = try scope.readable(in: context, unchanged: more ? nil : (changed.touched, view))
         var models = try ServerPull.models(of: changed.rows, schema: server.schema, in: context)
         let page = ScopePagePlanner(isScoped: scope.isScoped, reads: readable.reads)
             .plan(changed: changed.rows, present: Set(models.keys), view: view, readable: readable.rows, limit: limit)
@@ -129,7 +131,7 @@ struct ScopedPull {
         try record(scoped, removed: [], version: version + 1, ids: ids, in: context)
         let cursor =
             root >= roots.count
-            ? "h:\(start):\(version + 1):1:\(scope.userDigest)" : "s:\(start):\(root):\(after):\(version + 1):\(scope.userDigest)"
+            ? "h:\(start):\(version + 1):0:\(scope.userDigest)" : "s:\(start):\(root):\(after):\(version + 1):\(scope.userDigest)"
         return SyncPullResponse(changes: changes, cursor: cursor, hasMore: true, isFullDownload: true)
     }
 

@@ -7,6 +7,9 @@ struct ServerScope {
     private let rules: [String: SyncScopes.Rule]
     /// Each scoped entity's nearest entity with a scope (itself or a superclass).
     private let scopeOf: [String: String]
+    /// The entities whose rows each scope's read predicate may read: those its entity reaches
+    /// through relationships and class hierarchies, a bound found from the schema alone.
+    private let reaches: [String: Set<String>]
 
     /// The scopes of `user`; nil on a server without scopes, where every user reads everything.
     init?(_ scopes: SyncScopes, user: String?, schema: SyncSchema) {
@@ -18,14 +21,47 @@ struct ServerScope {
             if let scoped = entity.lineage.first(where: { scopes.rules[$0] != nil }) { scopeOf[name] = scoped }
         }
         self.scopeOf = scopeOf
+        var reaches: [String: Set<String>] = [:]
+        for entity in scopes.rules.keys { reaches[entity] = Self.reach(from: entity, in: schema) }
+        self.reaches = reaches
+    }
+
+    /// The entities reachable from `start` by relationships (either side), superclasses and
+    /// subclasses.
+    private static func reach(from start: String, in schema: SyncSchema) -> Set<String> {
+        var subclasses: [String: [String]] = [:]
+        for entity in schema.entities.values {
+            if let parent = entity.entity.superentity?.name { subclasses[parent, default: []].append(entity.name) }
+        }
+        var reached: Set<String> = [start]
+        var queue = [start]
+        while let name = queue.popLast() {
+            guard let entity = schema.entities[name] else { continue }
+            var next = subclasses[name] ?? []
+            if let parent = entity.entity.superentity?.name { next.append(parent) }
+            for property in entity.entity.replicaProperties {
+                switch property.kind {
+                case .attribute: break
+                case .toOne(let target, _), .toMany(let target): next.append(target)
+                }
+            }
+            for entity in next where reached.insert(entity).inserted { queue.append(entity) }
+        }
+        return reached
     }
 
     func isScoped(_ entity: String) -> Bool { scopeOf[entity] != nil }
 
-    /// The rows of scoped entities the user reads, one query per scope.
-    func readable(in context: ModelContext) throws -> Readable {
+    /// The rows of scoped entities the user reads, one query per scope. With `unchanged`,
+    /// the entities no transaction touched since `view` held exactly what the user read: the
+    /// scopes whose predicates cannot read them take their rows from the view, with no query.
+    func readable(in context: ModelContext, unchanged: (touched: Set<String>, view: ScopeView)? = nil) throws -> Readable {
         var sets: [String: Set<SyncIDs.RowRef>] = [:]
         for (entity, rule) in rules {
+            if let unchanged, reaches[entity, default: []].isDisjoint(with: unchanged.touched) {
+                sets[entity] = Set(unchanged.view.keys.filter { scopeOf[$0.entity] == entity })
+                continue
+            }
             sets[entity] = Set(try rule.readable(user, context).compactMap { id in id.rowKey.map { SyncIDs.RowRef(entity: id.entityName, key: $0) } })
         }
         return Readable(sets: sets, scopeOf: scopeOf)

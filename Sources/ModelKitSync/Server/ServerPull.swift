@@ -57,10 +57,20 @@ struct ServerPull {
         return SyncPullResponse(changes: changes, cursor: "h:\(changed.last)", hasMore: changed.hasMore, isFullDownload: false)
     }
 
-    /// The rows changed after history token `token` by others than the device, in the order
-    /// they first changed, up to about `limit` rows; the token of the last transaction read, and
-    /// whether transactions remain.
-    func changes(after token: Int64, limit: Int, in context: ModelContext) throws -> (rows: [SyncIDs.RowRef], last: Int64, hasMore: Bool) {
+    /// What history holds after a token, up to a page.
+    struct Changes {
+        /// The rows changed by others than the device, in the order they first changed.
+        var rows: [SyncIDs.RowRef] = []
+        /// The entities of every row changed, by the device too.
+        var touched: Set<String> = []
+        /// The token of the last transaction read.
+        var last: Int64
+        /// Whether transactions remain.
+        var hasMore = false
+    }
+
+    /// The changes after history token `token`, up to about `limit` rows.
+    func changes(after token: Int64, limit: Int, in context: ModelContext) throws -> Changes {
         let storeIdentifier = try context.replicaStoreIdentifier()
         let from = DefaultHistoryToken(replicaStore: storeIdentifier, number: token)
         var descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > from })
@@ -73,27 +83,26 @@ struct ServerPull {
                 .tooFarBehind,
                 "the device last synced before the oldest history the server keeps, so it may have missed deletes: download everything again (the client does this by itself)")
         }
-        var rows: [SyncIDs.RowRef] = []
+        var changes = Changes(last: token)
         var listed = Set<SyncIDs.RowRef>()
-        var last = token
-        var stoppedEarly = false
         // The device's own pushes: their answers gave it each pushed row as it became.
         let own = SyncServer.author(of: request.envelope.device)
         for transaction in transactions {
-            if rows.count >= limit {
-                stoppedEarly = true
+            if changes.rows.count >= limit {
+                changes.hasMore = true
                 break
             }
-            last = transaction.token.number
-            guard transaction.author != own else { continue }
+            changes.last = transaction.token.number
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, server.schema.entities[identifier.entityName] != nil else { continue }
+                changes.touched.insert(identifier.entityName)
                 let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
-                if listed.insert(ref).inserted { rows.append(ref) }
+                if transaction.author != own, listed.insert(ref).inserted { changes.rows.append(ref) }
             }
         }
-        return (rows, last, stoppedEarly || transactions.count == Self.transactionsPerPage)
+        if transactions.count == Self.transactionsPerPage { changes.hasMore = true }
+        return changes
     }
 
     private func downloadPage(start: Int64, root: Int, after: Int64, limit: Int) throws -> SyncPullResponse {
