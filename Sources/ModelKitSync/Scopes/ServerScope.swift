@@ -10,6 +10,8 @@ struct ServerScope {
     /// The entities whose rows each scope's read predicate may read: those its entity reaches
     /// through relationships and class hierarchies, a bound found from the schema alone.
     private let reaches: [String: Set<String>]
+    /// The scoped entities with subclasses of their own.
+    private let hasSubclasses: Set<String>
 
     /// The scopes of `user`; nil on a server without scopes, where every user reads everything.
     init?(_ scopes: SyncScopes, user: String?, schema: SyncSchema) {
@@ -24,6 +26,7 @@ struct ServerScope {
         var reaches: [String: Set<String>] = [:]
         for entity in scopes.rules.keys { reaches[entity] = Self.reach(from: entity, in: schema) }
         self.reaches = reaches
+        hasSubclasses = Set(schema.entities.values.flatMap { $0.lineage.dropFirst() }.filter { scopes.rules[$0] != nil })
     }
 
     /// The entities reachable from `start` by relationships (either side), superclasses and
@@ -62,7 +65,7 @@ struct ServerScope {
                 sets[entity] = Set(unchanged.view.keys.filter { scopeOf[$0.entity] == entity })
                 continue
             }
-            sets[entity] = Set(try rule.readable(user, context).compactMap { id in id.rowKey.map { SyncIDs.RowRef(entity: id.entityName, key: $0) } })
+            sets[entity] = Set(try rule.readable(user, context, hasSubclasses.contains(entity)).compactMap { id in id.rowKey.map { SyncIDs.RowRef(entity: id.entityName, key: $0) } })
         }
         return Readable(sets: sets, scopeOf: scopeOf)
     }

@@ -45,8 +45,10 @@ public struct SyncScopes: Sendable {
 
     /// A scope with its model type erased: the queries and checks the server runs.
     struct Rule: Sendable {
-        /// The keys of the rows `user` reads, by one query on the store.
-        let readable: @Sendable (_ user: String, _ context: ModelContext) throws -> [PersistentIdentifier]
+        /// The rows `user` reads, by one query on the store. With `subclasses`, the models are
+        /// loaded, so that each row is named by its own class: identifiers read without loading
+        /// name the queried class, and a subclass's rows would not be recognized as read.
+        let readable: @Sendable (_ user: String, _ context: ModelContext, _ subclasses: Bool) throws -> [PersistentIdentifier]
         /// Whether `user` reads `model`, evaluated on the model as it is in memory.
         let reads: @Sendable (_ user: String) -> @Sendable (any PersistentModel) throws -> Bool
         /// Whether `user` writes `model`, evaluated on the model as it is in memory.
@@ -55,7 +57,10 @@ public struct SyncScopes: Sendable {
         init<Model: PersistentModel>(
             type: Model.Type, read: @escaping @Sendable (String) -> Predicate<Model>, write: @escaping @Sendable (String) -> Predicate<Model>
         ) {
-            readable = { user, context in try context.fetchIdentifiers(FetchDescriptor<Model>(predicate: read(user))) }
+            readable = { user, context, subclasses in
+                let descriptor = FetchDescriptor<Model>(predicate: read(user))
+                return subclasses ? try context.fetch(descriptor).map(\.persistentModelID) : try context.fetchIdentifiers(descriptor)
+            }
             reads = { user in
                 let predicate = read(user)
                 return { model in try (model as? Model).map { try predicate.evaluate($0) } ?? false }
