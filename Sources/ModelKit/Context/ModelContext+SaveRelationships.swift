@@ -3,8 +3,8 @@ extension ModelContext {
     /// to, and applies the delete rules of deleted models.
     /// - Throws: ``ModelKitError/deleteDenied(entity:relationship:)`` or
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``, before anything is
-    ///   written.
-    func prepareRelationshipsForSave() throws {
+    ///   written. ModelKitSync calls it before a save, to judge models as the save will leave them.
+    package func prepareRelationshipsForSave() throws {
         // First in, first out: the related models are inserted in the order their owners were,
         // so their rows take keys (and foreign keys) in that order, appended to the tables and
         // indexes rather than added at their start, which splits pages.

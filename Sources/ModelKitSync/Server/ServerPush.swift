@@ -165,6 +165,10 @@ struct ServerPush {
             if let model = models[gid] { context.delete(model) }
         }
         if let judge {
+            // The deletes' rules first, as the save applies them: a deleted row is out of the
+            // relationships the write predicates read (a writer who deletes his membership does
+            // not write the project's rows in the same push).
+            try context.prepareRelationshipsForSave()
             let written = ScopeWriteCheck(row: { models[aliases[$0] ?? $0] }, reads: judge.reads, writes: judge.writes)
             let refusals = try written.after(changes, skip: skip)
             if !refusals.isEmpty { throw ScopeRefused(rejections: refusals) }
