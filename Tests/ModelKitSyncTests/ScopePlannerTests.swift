@@ -141,7 +141,15 @@ import Testing
             name: "a delete of a row the user writes passes, and is not judged after", stored: ["A": (true, true)], written: ["A": (false, false)],
             changes: [SyncChange(entity: "Memo", id: "A", deleted: true)]),
         WriteCase(name: "a reference to a stored row the user may not read is refused", stored: ["P": (false, false)], written: ["N": (true, true)], changes: [update("N", ref("P"))], before: [0]),
-        WriteCase(name: "a reference to a stored row the user reads passes", stored: ["P": (true, false)], written: ["N": (true, true)], changes: [update("N", ref("P"))]),
+        WriteCase(name: "a link to a stored row the user writes passes", stored: ["P": (true, true)], written: ["N": (true, true)], changes: [update("N", ref("P"))]),
+        WriteCase(
+            name: "a link to a stored row the user reads but may not write is refused (its inverse changes)", stored: ["P": (true, false)],
+            written: ["N": (true, true)], changes: [update("N", ref("P"))], before: [0]),
+        WriteCase(
+            name: "a to-many unlinking a stored row the user may not write is refused", stored: ["P": (true, false), "A": (true, true)],
+            written: ["A": (true, true)],
+            changes: [update("A", ["chores": SyncField(value: .references([]), clock: clock, base: .references(["P"]), added: [], removed: ["P"])])],
+            before: [0]),
         WriteCase(name: "a reference to a row the server lacks passes the scope check", stored: [:], written: ["N": (true, true)], changes: [update("N", ref("X"))]),
         WriteCase(
             name: "a to-many naming an unread row in its value is refused", stored: ["P": (false, false)], written: ["N": (true, true)],

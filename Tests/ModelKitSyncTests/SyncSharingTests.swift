@@ -47,61 +47,91 @@ import Testing
         #expect(try Self.titles(on: alice) == ["diary", "plan"])
     }
 
+    /// A team made by `maker` with `members` (the maker among them).
+    private static func team(_ name: String, members: [String], on maker: Device) throws -> Team {
+        let team = Team(name: name)
+        maker.context.insert(team)
+        for user in members {
+            let member = TeamMember(userID: user)
+            maker.context.insert(member)
+            member.team = team
+        }
+        try maker.context.save()
+        return team
+    }
+
     @Test(arguments: ServerKind.available)
-    func aDocumentInTwoUsersBindersStaysWhileOneWayToReadItRemains(_ kind: ServerKind) async throws {
+    func aDocumentInSeveralSharesStaysWhileOneWayToReadItRemains(_ kind: ServerKind) async throws {
         let world = try SyncWorld(kind, types: shareTypes, scopes: shareScopes)
         let alice = try world.device(types: shareTypes, user: "alice")
         let bob = try world.device(types: shareTypes, user: "bob")
         let carol = try world.device(types: shareTypes, user: "carol")
-        bob.context.insert(Binder(userID: "bob", name: "bob's"))
-        try bob.context.save()
-        carol.context.insert(Binder(userID: "carol", name: "carol's"))
-        try carol.context.save()
-        try await bob.sync()
-        try await carol.sync()
-        // Binders are their users' own: alice reads neither, so she cannot file her document.
-        try await alice.sync()
-        #expect(try alice.all(Binder.self).isEmpty)
-
-        // Bob shares a document of his with carol and files it in his binder.
-        let doc = Doc(owner: "bob", title: "notes")
-        bob.context.insert(doc)
-        let share = DocShare(userID: "carol")
-        bob.context.insert(share)
+        let design = try Self.team("design", members: ["alice", "bob"], on: alice)
+        let sales = try Self.team("sales", members: ["alice", "carol"], on: alice)
+        // One document in both teams, and shared with bob on its own too.
+        let doc = Doc(owner: "alice", title: "roadmap")
+        alice.context.insert(doc)
+        doc.teams = [design, sales]
+        let share = DocShare(userID: "bob")
+        alice.context.insert(share)
         share.doc = doc
-        try bob.context.save()
-        let binder = try #require(try bob.context.fetch(FetchDescriptor<Binder>()).first)
-        binder.docs.append(doc)
-        try bob.context.save()
+        try alice.context.save()
+        try await alice.sync()
         try await bob.sync()
         try await carol.sync()
-        #expect(try Self.titles(on: carol) == ["notes"])
-        // Carol files it in her binder too: the document is in two binders.
-        let carolsBinder = try #require(try carol.context.fetch(FetchDescriptor<Binder>()).first)
-        let carolsDoc = try #require(try carol.context.fetch(FetchDescriptor<Doc>()).first)
-        carolsBinder.docs.append(carolsDoc)
-        try carol.context.save()
-        let filed = try await carol.sync()
-        #expect(filed.rejected == 0)
-        // Bob revokes carol's share: she still reads the document through her binder.
-        let bobsShare = try #require(try bob.context.fetch(FetchDescriptor<DocShare>()).first)
-        bob.context.delete(bobsShare)
-        try bob.context.save()
+        #expect(try Self.titles(on: bob) == ["roadmap"])
+        #expect(try Self.titles(on: carol) == ["roadmap"])
+        #expect(try carol.all(Team.self).map(\.name) == ["sales"])
+        #expect(try carol.all(Doc.self).first?.teams.map(\.name) == ["sales"])
+
+        // Bob leaves the design team: the share still lets him read the document.
+        for member in design.members where member.userID == "bob" { alice.context.delete(member) }
+        try alice.context.save()
+        try await alice.sync()
         try await bob.sync()
-        try await carol.sync()
-        #expect(try Self.titles(on: carol) == ["notes"])
-        #expect(try carol.all(Binder.self).first?.docs.map(\.title) == ["notes"])
-        #expect(try carol.all(DocShare.self).isEmpty)
-        // Carol takes it out of her binder: now nothing lets her read it, and it leaves.
-        let binderAgain = try #require(try carol.context.fetch(FetchDescriptor<Binder>()).first)
-        binderAgain.docs.removeAll()
-        try carol.context.save()
-        try await carol.sync()
+        #expect(try bob.all(Team.self).isEmpty)
+        #expect(try Self.titles(on: bob) == ["roadmap"])
+        #expect(try bob.all(Doc.self).first?.teams.isEmpty == true)
+        // The share goes too: now nothing lets him read it.
+        alice.context.delete(share)
+        try alice.context.save()
+        try await alice.sync()
+        try await bob.sync()
+        #expect(try Self.titles(on: bob).isEmpty)
+
+        // Alice takes it out of the sales team: carol loses it, and keeps the team.
+        doc.teams = [design]
+        try alice.context.save()
+        try await alice.sync()
         try await carol.sync()
         #expect(try Self.titles(on: carol).isEmpty)
-        #expect(try carol.all(Binder.self).map(\.name) == ["carol's"])
+        #expect(try carol.all(Team.self).map(\.name) == ["sales"])
+        #expect(try Self.titles(on: alice) == ["roadmap"])
+    }
+
+    @Test(arguments: ServerKind.available)
+    func aTeamMemberCannotFileADocumentHeMayNotWrite(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind, types: shareTypes, scopes: shareScopes)
+        let alice = try world.device(types: shareTypes, user: "alice")
+        let bob = try world.device(types: shareTypes, user: "bob")
+        _ = try Self.team("design", members: ["alice", "bob"], on: alice)
+        let doc = Doc(owner: "alice", title: "plan")
+        alice.context.insert(doc)
+        let share = DocShare(userID: "bob")
+        alice.context.insert(share)
+        share.doc = doc
+        try alice.context.save()
+        try await alice.sync()
         try await bob.sync()
-        #expect(try Self.titles(on: bob) == ["notes"])
+        // Bob reads the document and writes the team, but filing it changes the document too.
+        let bobsDoc = try #require(try bob.context.fetch(FetchDescriptor<Doc>()).first)
+        bobsDoc.teams = try bob.context.fetch(FetchDescriptor<Team>())
+        try bob.context.save()
+        let report = try await bob.sync()
+        #expect(report.rejected == 1)
+        #expect(try bob.all(Doc.self).first?.teams.isEmpty == true)
+        try await alice.sync()
+        #expect(try alice.all(Doc.self).first?.teams.isEmpty == true)
     }
 
     @Test(arguments: ServerKind.available)
