@@ -28,6 +28,20 @@ import Testing
         return project
     }
 
+    /// Alice makes `user` a member of `project` and syncs; then `device` syncs. Returns the membership.
+    @discardableResult
+    private static func add(
+        _ user: String, canWrite: Bool, to project: Project, by alice: Device, then device: Device
+    ) async throws -> Membership {
+        let membership = Membership(userID: user, canWrite: canWrite)
+        alice.context.insert(membership)
+        membership.project = project
+        try alice.context.save()
+        try await alice.sync()
+        try await device.sync()
+        return membership
+    }
+
     @Test(arguments: ServerKind.available)
     func eachUserReceivesOnlyTheRowsTheirReadPredicatesAdmit(_ kind: ServerKind) async throws {
         let (world, alice, bob) = try Self.world(kind)
@@ -72,12 +86,7 @@ import Testing
     func removingAMembershipTakesTheProjectAwayWithoutDeletingIt(_ kind: ServerKind) async throws {
         let (world, alice, bob) = try Self.world(kind)
         let project = try Self.aliceProject(on: alice)
-        let membership = Membership(userID: "bob", canWrite: true)
-        alice.context.insert(membership)
-        membership.project = project
-        try alice.context.save()
-        try await alice.sync()
-        try await bob.sync()
+        let membership = try await Self.add("bob", canWrite: true, to: project, by: alice, then: bob)
         #expect(try bob.all(Chore.self).count == 2)
         alice.context.delete(membership)
         try alice.context.save()
@@ -95,12 +104,7 @@ import Testing
         #expect(try server.fetchCount(FetchDescriptor<Chore>()) == 2)
         #expect(try server.fetchCount(FetchDescriptor<Project>()) == 1)
         // Readding bob brings it all back as new rows.
-        let again = Membership(userID: "bob", canWrite: false)
-        alice.context.insert(again)
-        again.project = project
-        try alice.context.save()
-        try await alice.sync()
-        try await bob.sync()
+        try await Self.add("bob", canWrite: false, to: project, by: alice, then: bob)
         #expect(try bob.all(Chore.self).count == 2)
         #expect(try bob.all(Project.self).first?.members.count == 2)
     }
@@ -109,12 +113,7 @@ import Testing
     func aChangeTheWritePredicateRefusesIsRejectedAndUndoneOnTheDevice(_ kind: ServerKind) async throws {
         let (world, alice, bob) = try Self.world(kind)
         let project = try Self.aliceProject(on: alice)
-        let membership = Membership(userID: "bob", canWrite: false)
-        alice.context.insert(membership)
-        membership.project = project
-        try alice.context.save()
-        try await alice.sync()
-        try await bob.sync()
+        try await Self.add("bob", canWrite: false, to: project, by: alice, then: bob)
         // Bob reads the project but may not write it: his edit of a chore and his new chore go back.
         let chore = try #require(try bob.context.fetch(FetchDescriptor<Chore>(predicate: #Predicate { $0.title == "plan" })).first)
         chore.title = "bob was here"
@@ -173,12 +172,7 @@ import Testing
             url: world.directory.appendingPathComponent("bob.store"), types: scopedTypes, transport: transport, credentials: ["user": "bob"],
             keeping: world)
         let project = try Self.aliceProject(on: alice)
-        let membership = Membership(userID: "bob", canWrite: true)
-        alice.context.insert(membership)
-        membership.project = project
-        try alice.context.save()
-        try await alice.sync()
-        try await bob.sync()
+        try await Self.add("bob", canWrite: true, to: project, by: alice, then: bob)
         // Bob makes a chore; between his push and his pull, alice syncs it and deletes it.
         let chore = Chore(title: "bob's")
         bob.context.insert(chore)
