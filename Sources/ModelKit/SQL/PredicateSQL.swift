@@ -15,6 +15,9 @@ struct PredicateSQL {
     /// What each predicate variable stands for: the model row, a related row, or an optional's
     /// unwrapped value.
     private var variables: [PredicateExpressions.VariableID: PredicateTerm] = [:]
+    /// The variables the translation has read, while ``exists(in:where:_:)`` watches for a test
+    /// that refers to rows outside its subquery.
+    private var variablesRead: Set<PredicateExpressions.VariableID> = []
     private var aliases = 0
     /// The predicate's constants, in the order the translation meets them, and how many it has
     /// met: each is bound as a placeholder naming it (see ``BindingSource``).
@@ -101,8 +104,9 @@ struct PredicateSQL {
     }
 
     /// What a variable stands for.
-    func variable(_ id: PredicateExpressions.VariableID) throws -> PredicateTerm {
+    mutating func variable(_ id: PredicateExpressions.VariableID) throws -> PredicateTerm {
         guard let fragment = variables[id] else { throw Untranslatable("an unknown variable") }
+        variablesRead.insert(id)
         return fragment
     }
 
@@ -203,7 +207,16 @@ struct PredicateSQL {
             PredicateTerm(type), PredicateTerm(TableSQL.quotedPrimaryKey))
     }
 
-    /// `EXISTS` over the targets of a to-many, with `variable` standing for each target row.
+    /// Whether some target of a to-many passes a test, with `variable` standing for each target
+    /// row: true or false, never NULL.
+    ///
+    /// Over a to-many stored as the targets' foreign key, a test that refers to no row outside
+    /// its own (`$0.userID == user`) is `owner IN (SELECT fk … WHERE test)`: the subquery does
+    /// not depend on the outer row, so SQLite and PostgreSQL run it once and probe its keys, and
+    /// SQLite can instead look the outer rows up by an index on the owner column (a scope's
+    /// `$0.project?.members.contains { $0.userID == user } == true` goes from the user's
+    /// memberships to their projects' rows rather than testing every row). Other tests, and
+    /// to-manys stored in a join table, are `EXISTS`, run per outer row.
     mutating func exists(
         in collection: PredicateTerm, where variable: PredicateExpressions.VariableID,
         _ test: (inout PredicateSQL) throws -> PredicateTerm
@@ -212,7 +225,21 @@ struct PredicateSQL {
             throw Untranslatable("contains(where:) on something other than a to-many")
         }
         let alias = newAlias()
+        let enclosingReads = variablesRead
+        variablesRead = []
         let condition = try binding(variable, to: .row(of: relationship.target, qualifier: alias), test)
+        // Variables still bound are the enclosing ones: the test read a row outside its own.
+        let isCorrelated = variablesRead.contains { variables[$0] != nil }
+        variablesRead.formUnion(enclosingReads)
+        if !isCorrelated, case .inverseForeignKey = relationship.storage {
+            // NOT IN and IN over a set holding NULL are NULL, not false: neither side is NULL.
+            var probe = PredicateTerm.compose(
+                "($0 IS NOT NULL AND $0 IN (SELECT $1 FROM $2 AS $3 WHERE $1 IS NOT NULL AND $4))",
+                owner, PredicateTerm("\(alias).\(relationship.target.sql.columns[relationship.inverse!.column])"),
+                PredicateTerm(relationship.target.sql.table), PredicateTerm(alias), self.condition(condition))
+            probe.isCondition = true
+            return probe
+        }
         var exists = PredicateTerm.compose(
             "EXISTS (SELECT 1 FROM $2 AS $3 WHERE $0 AND $1)",
             link(relationship, alias: alias, owner: owner), self.condition(condition), PredicateTerm(relationship.target.sql.table),

@@ -57,12 +57,18 @@ import Testing
         #expect(FetchPlan(descriptor, entity: container.schema.entity(for: Category.self)!).untranslated == nil)
     }
 
-    @Test func toManyContainsWhereRunsAsExists() throws {
+    /// A test of the targets alone is a subquery run once (`IN`); one that refers to the outer
+    /// row is `EXISTS`, run per row.
+    @Test func toManyContainsWhereRunsAsInOrExists() throws {
         let descriptor = FetchDescriptor<Shelf>(
             predicate: #Predicate { $0.books.contains { $0.title.starts(with: "E") } }, sortBy: [SortDescriptor(\.name)])
         #expect(try context.fetch(descriptor).map(\.name) == ["Home"])
         #expect(try sql(#Predicate<Shelf> { $0.books.contains { $0.title == "SQL" } })
-            == #"EXISTS (SELECT 1 FROM "Book" AS "s1" WHERE "s1"."shelf" = "Shelf"."_pk" AND ("s1"."title" IS ?))"#)
+            == #"("Shelf"."_pk" IS NOT NULL AND "Shelf"."_pk" IN (SELECT "s1"."shelf" FROM "Book" AS "s1" WHERE "s1"."shelf" IS NOT NULL AND ("s1"."title" IS ?)))"#)
+        #expect(try sql(#Predicate<Shelf> { s in s.books.contains { $0.title == s.name } })
+            == #"EXISTS (SELECT 1 FROM "Book" AS "s1" WHERE "s1"."shelf" = "Shelf"."_pk" AND ("s1"."title" IS "Shelf"."name"))"#)
+        #expect(try sql(#Predicate<Book> { b in b.shelf?.books.contains { $0.title == "SQL" } == true })
+            == #"((CASE WHEN "Book"."shelf" IS NULL THEN NULL ELSE ("Book"."shelf" IS NOT NULL AND "Book"."shelf" IN (SELECT "s2"."shelf" FROM "Book" AS "s2" WHERE "s2"."shelf" IS NOT NULL AND ("s2"."title" IS ?))) END) IS ?)"#)
     }
 
     @Test func toManyCountAndIsEmpty() throws {
