@@ -73,6 +73,7 @@ extension PredicateExpressions.Value: SQLTranslatable {
         }
         var parameter = PredicateTerm(translator.dialect.parameter(ValueCodec.make(for: Output.self)?.affinity), bindings: [placeholder], type: Output.self)
         parameter.isNonNullConstant = encoded != .null
+        parameter.isTrueConstant = PredicateLeaves.isBoolean(Output.self) && value as? Bool == true
         return parameter
     }
 
@@ -112,6 +113,10 @@ extension PredicateExpressions.NotEqual: SQLTranslatable where LHS: SQLTranslata
 }
 
 private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool, _ translator: PredicateSQL) -> PredicateTerm {
+    // `$0.project?.members.contains { … } == true`: the condition itself, with no `CASE` around
+    // it, so that SQLite can answer a `WHERE` of it from an index.
+    if isEqual, rhs.isTrueConstant, let whenTrue = lhs.whenTrue { return .condition(PredicateTerm(whenTrue)) }
+    if isEqual, lhs.isTrueConstant, let whenTrue = rhs.whenTrue { return .condition(PredicateTerm(whenTrue)) }
     let dialect = translator.dialect
     let left = translator.value(lhs)
     let right = translator.value(rhs)
@@ -411,6 +416,9 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatable where LHS: SQLTr
         var result = PredicateTerm.compose("(CASE WHEN $0 IS NULL THEN NULL ELSE $1 END)", translator.value(value), body, type: Result.self)
         result.reference = body.reference  // `a?.b?.c`: the next step reads the related row `b`
         result.isCondition = body.isCondition
+        if let whenTrue = body.whenTrue {
+            result.whenTrue = PredicateTerm.compose("($0 IS NOT NULL AND $1)", translator.value(value), PredicateTerm(whenTrue)).sql
+        }
         return result
     }
 

@@ -46,7 +46,12 @@ struct PredicateLeaves {
         }
         constants.append(constant)
         shape.append(constant.profile)
+        // `== true` may translate to the condition alone (see `PredicateTerm.whenTrue`).
+        if Self.isBoolean(Value.self) { shape.append(value as? Bool == true ? 1 : 0) }
     }
+
+    /// Whether a constant of type `type` is a `Bool` or `Bool?`, whose value the shape records.
+    static func isBoolean(_ type: Any.Type) -> Bool { type == Bool.self || type == Bool?.self }
 
     private static let negativeZero = (-0.0).sqlValue
 

@@ -238,6 +238,7 @@ struct PredicateSQL {
                 owner, PredicateTerm("\(alias).\(relationship.target.sql.columns[relationship.inverse!.column])"),
                 PredicateTerm(relationship.target.sql.table), PredicateTerm(alias), self.condition(condition))
             probe.isCondition = true
+            probe.whenTrue = probe.sql
             return probe
         }
         var exists = PredicateTerm.compose(
@@ -245,6 +246,7 @@ struct PredicateSQL {
             link(relationship, alias: alias, owner: owner), self.condition(condition), PredicateTerm(relationship.target.sql.table),
             PredicateTerm(alias))
         exists.isCondition = true
+        exists.whenTrue = exists.sql
         return exists
     }
 
@@ -310,6 +312,13 @@ struct PredicateTerm: Equatable {
     var isCondition = false
     /// Whether the fragment is one bound value that is not NULL.
     var isNonNullConstant = false
+    /// Whether the fragment is the bound constant `true` (a translation whose text depends on it
+    /// is kept by a shape that records it: see ``PredicateLeaves/value(_:)``).
+    var isTrueConstant = false
+    /// For a `Bool` or `Bool?` value, a condition true where the value is true and false where it
+    /// is false or NULL, never NULL, when one is known that serves better than `value IS true`:
+    /// a `WHERE` of a bare `owner IN (…)` can be answered from an index on the owner column.
+    var whenTrue: SQL?
 
     init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.init(SQL(text: text, bindings: bindings), type: type)

@@ -160,6 +160,14 @@ struct RelationshipGraph {
             #expect(try agree(#Predicate<Book> { b in b.shelf?.books.contains { $0.title == name } == true }, sortBy: [SortDescriptor(\Book.title), SortDescriptor(\Book.persistentModelID)]), "\(name)")
             #expect(try agree(#Predicate<Category> { c in c.parent?.children.contains { $0.name == name } == true }, sortBy: [SortDescriptor(\Category.name), SortDescriptor(\Category.persistentModelID)]), "\(name)")
         }
+        // One shape, whose translation is kept by the constant's value: `== true` is the bare
+        // condition, `== false` and `== nil` are not.
+        for flag in [true, false, nil, true, nil, false] as [Bool?] {
+            for name in ["a0", "b1"] {
+                #expect(try agree(#Predicate<Reader> { r in r.visiting?.books.contains { $0.title == name } == flag }, sortBy: readers), "\(String(describing: flag))")
+                #expect(try agree(#Predicate<Reader> { r in !(r.visiting?.books.contains { $0.title == name } != flag) }, sortBy: readers), "\(String(describing: flag))")
+            }
+        }
         // Some rows match and some do not.
         #expect(matches.readers > 0 && matches.readers < 30 * (names.count + 3))
         #expect(matches.captions > 0 && matches.captions < 20 * (names.count + 3))

@@ -68,6 +68,9 @@ import Testing
         #expect(try sql(#Predicate<Shelf> { s in s.books.contains { $0.title == s.name } })
             == #"EXISTS (SELECT 1 FROM "Book" AS "s1" WHERE "s1"."shelf" = "Shelf"."_pk" AND ("s1"."title" IS "Shelf"."name"))"#)
         #expect(try sql(#Predicate<Book> { b in b.shelf?.books.contains { $0.title == "SQL" } == true })
+            == #"("Book"."shelf" IS NOT NULL AND ("Book"."shelf" IS NOT NULL AND "Book"."shelf" IN (SELECT "s2"."shelf" FROM "Book" AS "s2" WHERE "s2"."shelf" IS NOT NULL AND ("s2"."title" IS ?))))"#)
+        // `== false` keeps nil apart from false.
+        #expect(try sql(#Predicate<Book> { b in b.shelf?.books.contains { $0.title == "SQL" } == false })
             == #"((CASE WHEN "Book"."shelf" IS NULL THEN NULL ELSE ("Book"."shelf" IS NOT NULL AND "Book"."shelf" IN (SELECT "s2"."shelf" FROM "Book" AS "s2" WHERE "s2"."shelf" IS NOT NULL AND ("s2"."title" IS ?))) END) IS ?)"#)
     }
 
