@@ -22,6 +22,12 @@ extension Schema.Entity {
         package let inverseIsToMany: Bool
         /// Whether the property is `.ephemeral`: tracked, never stored.
         package let isEphemeral: Bool
+        /// The `originalName:` its attribute declares, if any: the property it takes over in a
+        /// migration.
+        package let originalName: String?
+        /// How the store keeps its values (as the schema's fingerprint names it), with whether
+        /// it is optional: equal for two versions of a property whose values move unchanged.
+        package let storage: String
     }
 
     /// The entity's persisted properties, inherited ones first.
@@ -37,7 +43,9 @@ extension Schema.Entity {
                 }
             return ReplicaProperty(
                 index: index, name: property.name, kind: kind, inverseName: relationship?.inverse?.name,
-                inverseIsToMany: relationship?.inverse?.isToMany ?? false, isEphemeral: property.isEphemeral)
+                inverseIsToMany: relationship?.inverse?.isToMany ?? false, isEphemeral: property.isEphemeral,
+                originalName: property.originalName,
+                storage: "\(property.codec?.storageKind ?? "?")\(property.codec?.isOptional == true ? "?" : "")")
         }
     }
 

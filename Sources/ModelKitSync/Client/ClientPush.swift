@@ -152,7 +152,11 @@ struct ClientPush {
         // Read already for the rows touched; only a row that goes along reads its own.
         try ids.loadAliases(of: bases.entries.values.flatMap { $0.base?.referencedIDs ?? [] })
         var fields: [String: SyncField] = [:]
+        // A row the server has gave the device a base of each field, but of a property its
+        // models gained since (an app update): that one goes only if edited here.
+        let isStored = !bases.entries.isEmpty
         for field in entity.fields where !waiting.contains(gid, field.name) {
+            if isStored, bases[field.name] == nil, row.propertyTimes[field.name] == nil { continue }
             let value = try values.value(of: model, field, assigning: true)
             let base = bases[field.name]?.base.map(ids.canonical)
             guard base != value || base == nil else { continue }

@@ -28,6 +28,8 @@ public final class SyncClient: Sendable {
     /// The device's identifier, made on its first sync setup and kept in its store.
     public let device: String
     let schema: SyncSchema
+    /// The container's version of its migration plan, the one whose models it has; nil without one.
+    let schemaVersion: String?
     let credentials: [String: String]
     private let queue = DispatchQueue(label: "ModelKitSync.SyncClient")
     private let gate = SyncGate()
@@ -42,6 +44,9 @@ public final class SyncClient: Sendable {
         self.transport = transport
         self.credentials = credentials
         schema = SyncSchema(container.schema)
+        let fingerprint = schema.fingerprint
+        schemaVersion = container.migrationPlan?.schemas.last { Schema(versionedSchema: $0).replicaFingerprint == fingerprint }?
+            .versionIdentifier.description
         device = try ModelContext(container).replicaWrite { sql in
             try SyncTables.create(in: sql)
             if let device = try sql.state(ClientState.device) { return device }
@@ -71,7 +76,7 @@ public final class SyncClient: Sendable {
         await gate.enter()
         defer { Task { await gate.leave() } }
         var report = SyncReport()
-        let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials)
+        let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials, schemaVersion: schemaVersion)
         for round in 1...3 {
             do {
                 try await push(envelope, into: &report)
@@ -98,9 +103,15 @@ public final class SyncClient: Sendable {
     /// Pushes until nothing is left to push.
     private func push(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
         while let prepared = try await work({ try ClientPush(client: self).prepare(envelope) }) {
-            // An unanswered push goes again as it was, with today's credentials.
+            // An unanswered push goes again as it was, with today's credentials; made before the
+            // app's models changed version, it goes as one of the version it was made on.
             var request = prepared.request
+            let made = request.envelope
             request.envelope = envelope
+            if made.schema != envelope.schema {
+                request.envelope.schema = made.schema
+                request.envelope.schemaVersion = made.schemaVersion
+            }
             let response = try await call { [request] in try await self.transport.push(request) }
             try await work { try ClientPush(client: self).finish(prepared, response) }
             report.pushed += response.accepted

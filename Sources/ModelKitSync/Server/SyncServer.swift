@@ -22,6 +22,8 @@ public final class SyncServer: SyncTransport, Sendable {
     public let policies: SyncPolicies
     /// Which rows each user reads and writes; empty for a server whose users share everything.
     public let scopes: SyncScopes
+    /// The versions of the container's migration plan devices sync on, and those they cannot.
+    public let versions: SyncVersions
     let schema: SyncSchema
     /// The user a request acts for, or a refusal; nil lets every request through as no one.
     private let identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
@@ -73,6 +75,7 @@ public final class SyncServer: SyncTransport, Sendable {
         self.scopes = scopes
         self.identify = identify
         schema = SyncSchema(container.schema)
+        versions = SyncVersions(container: container, schema: schema)
         for entity in scopes.rules.keys.sorted() where schema.entities[entity] == nil {
             throw SyncError(.unsupportedContainer, "a scope is set on \(entity), which is not a model of the server's container; scope the container's models")
         }
@@ -80,32 +83,34 @@ public final class SyncServer: SyncTransport, Sendable {
     }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        let user = try check(request.envelope, kind: .push)
-        try PushCheck(schema: schema).check(request)
-        return try await run { try ServerPush(server: self, request: request, user: user).apply() }
+        let (user, shape) = try check(request.envelope, kind: .push)
+        return try await run {
+            try VersionedSync(server: self, shape: shape).push(request) { request in
+                try PushCheck(schema: self.schema).check(request)
+                return try ServerPush(server: self, request: request, user: user).apply()
+            }
+        }
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        let user = try check(request.envelope, kind: .pull)
-        return try await run { try ServerPull(server: self, request: request, user: user).page() }
+        let (user, shape) = try check(request.envelope, kind: .pull)
+        return try await run {
+            try VersionedSync(server: self, shape: shape).pull(request) { try ServerPull(server: self, request: $0, user: user).page() }
+        }
     }
 
-    /// Refuses a request of another wire version, another schema, or that the hook refuses;
-    /// returns the user it acts for.
-    private func check(_ envelope: SyncEnvelope, kind: SyncAuthorizationRequest.Kind) throws -> String? {
+    /// Refuses a request of another wire version, a schema version the server does not sync, or
+    /// that the hook refuses; returns the user it acts for and the device's version.
+    private func check(_ envelope: SyncEnvelope, kind: SyncAuthorizationRequest.Kind) throws -> (String?, DeviceShape) {
         guard envelope.protocolVersion == SyncEnvelope.currentProtocolVersion else {
             throw SyncError(
                 .malformedMessage,
                 "the device speaks sync protocol \(envelope.protocolVersion) and this server \(SyncEnvelope.currentProtocolVersion): update the older side")
         }
-        guard envelope.schema == schema.fingerprint else {
-            throw SyncError(
-                .schemaMismatch,
-                "the device's models (schema \(envelope.schema)) are not the server's (\(schema.fingerprint)); nothing moved. Sync a device and a server with the same model classes")
-        }
-        guard let identify else { return nil }
+        let shape = try versions.shape(of: envelope)
+        guard let identify else { return (nil, shape) }
         do {
-            return try identify(SyncAuthorizationRequest(kind: kind, device: envelope.device, credentials: envelope.credentials))
+            return try (identify(SyncAuthorizationRequest(kind: kind, device: envelope.device, credentials: envelope.credentials)), shape)
         } catch let error as SyncError {
             throw error
         } catch {

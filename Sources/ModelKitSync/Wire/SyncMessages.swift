@@ -102,14 +102,23 @@ public struct SyncEnvelope: Sendable, Codable, Equatable {
     /// Credentials for the server's authorization hook; the HTTP handler adds the request's
     /// headers here, lowercased.
     public var credentials: [String: String]
+    /// The device's version of its app's models (`1.2.0`): its migration plan's version whose
+    /// models its container has; nil without a plan. A server with a plan syncs devices on its
+    /// version and older ones (see ``SyncVersions``), and names this one when it refuses a device.
+    /// Absent in requests of devices that predate it.
+    public var schemaVersion: String?
 
     public static let currentProtocolVersion = 1
 
-    public init(schema: String, device: String, credentials: [String: String] = [:], protocolVersion: Int = Self.currentProtocolVersion) {
+    public init(
+        schema: String, device: String, credentials: [String: String] = [:], protocolVersion: Int = Self.currentProtocolVersion,
+        schemaVersion: String? = nil
+    ) {
         self.protocolVersion = protocolVersion
         self.schema = schema
         self.device = device
         self.credentials = credentials
+        self.schemaVersion = schemaVersion
     }
 }
 
