@@ -336,17 +336,19 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         try await old.sync()
         let device = old.client.device
 
-        // An edit made on the old app and not yet synced, then the app updates.
+        // The card gets another star on the new device; then, later, an edit on the old app,
+        // not yet synced, and the app updates. The edit's push must not carry the star count
+        // the migration gave the old store, though it is newer than the new device's.
+        let newCard = try new.context.fetch(FetchDescriptor<CardsV2.Card>())[0]
+        newCard.stars = 4
+        try new.context.save()
+        try await new.sync()
+        try await Task.sleep(for: .milliseconds(5))
         let card = try old.context.fetch(FetchDescriptor<CardsV1.Card>())[0]
         card.body = "edited on the old app"
         try old.context.save()
         try old.update(to: CardsV2.self, plan: CardsPlan.self)
         #expect(old.client.device == device)
-        // Meanwhile the card gets another star on the new device.
-        let newCard = try new.context.fetch(FetchDescriptor<CardsV2.Card>())[0]
-        newCard.stars = 4
-        try new.context.save()
-        try await new.sync()
 
         old.transport.forget()
         try await old.sync()
