@@ -167,7 +167,10 @@ final class VersionWorld {
     let server: SyncServer
     private var count = 0
 
-    init(_ kind: ServerKind, plan: any SchemaMigrationPlan.Type = CardsPlan.self, version: any VersionedSchema.Type = CardsV2.self) throws {
+    init(
+        _ kind: ServerKind, plan: any SchemaMigrationPlan.Type = CardsPlan.self, version: any VersionedSchema.Type = CardsV2.self,
+        scopes: SyncScopes? = nil
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ModelKitSyncVersions-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.kind = kind
@@ -178,7 +181,7 @@ final class VersionWorld {
             case .postgres: PostgresConfiguration(url: postgres!.url(instance: 1))
             }
         let container = try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: [configuration])
-        server = try SyncServer(container: container)
+        server = try scopes.map { try SyncServer(container: container, scopes: $0) { _ in "reader" } } ?? SyncServer(container: container)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
@@ -453,5 +456,39 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         #expect(envelope.schemaVersion == nil && envelope.schema == "abc")
         let encoded = try JSONEncoder().encode(SyncEnvelope(schema: "abc", device: "d", schemaVersion: "1.0.0"))
         #expect(try JSONDecoder().decode(SyncEnvelope.self, from: encoded).schemaVersion == "1.0.0")
+    }
+
+    @Test(arguments: ServerKind.available)
+    func anOldDeviceOnAScopedServerGetsItsRowsShapedForItsVersionAndCatchesUpWithinItsScope(_ kind: ServerKind) async throws {
+        var scopes = SyncScopes()
+        // Every user writes every card, and reads those that are not secret.
+        scopes.set(
+            CardsV2.Card.self, read: { _ in #Predicate<CardsV2.Card> { $0.body != "secret" } }, write: { _ in #Predicate<CardsV2.Card> { _ in true } })
+        let world = try VersionWorld(kind, scopes: scopes)
+        let new = try world.device(CardsV2.self, plan: CardsPlan.self)
+        let old = try world.device(CardsV1.self, plan: CardsPlanV1.self)
+        try await seed(new)
+        new.context.insert(CardsV2.Card(heading: "Hidden", body: "secret", stars: 1))
+        try new.context.save()
+        try await new.sync()
+        try await old.sync()
+        #expect(try old.all(CardsV1.Card.self).map(\.title) == ["Plan"])
+
+        try old.update(to: CardsV2.self, plan: CardsPlan.self)
+        old.transport.forget()
+        try await old.sync()
+        #expect(old.transport.pulls.allSatisfy { !$0.response.isFullDownload })
+        #expect(old.transport.pulls.first?.request.cursor != nil)
+        let cards = try old.all(CardsV2.Card.self)
+        #expect(cards.map(\.heading) == ["Plan"])
+        #expect(cards.first?.stars == 5)
+        // Leaving the scope still works after the update.
+        let card = try new.context.fetch(FetchDescriptor<CardsV2.Card>(predicate: #Predicate { $0.heading == "Plan" }))[0]
+        card.body = "secret"
+        try new.context.save()
+        try await new.sync()
+        old.transport.forget()
+        try await old.sync()
+        #expect(try old.all(CardsV2.Card.self).isEmpty)
     }
 }
