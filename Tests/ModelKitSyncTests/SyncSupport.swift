@@ -17,6 +17,9 @@ enum ServerKind: String, CaseIterable, CustomTestStringConvertible {
 /// A throwaway PostgreSQL schema for one test, dropped at the end.
 final class PostgresServer: Sendable {
     static let url: URL? = ProcessInfo.processInfo.environment["MODELKIT_TEST_POSTGRES_URL"].flatMap(URL.init(string:))
+    /// The connections each test server's container pools: the sync suites run side by side on
+    /// one PostgreSQL server, whose connections they share.
+    static let connectionsEach = 4
     let schemaName = "modelkit_sync_\(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased())"
 
     /// The URL instance `instance` connects with: instances have their own application names,
@@ -73,7 +76,9 @@ final class SyncWorld {
         case .sqlite:
             return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: directory.appendingPathComponent("server.store"))])
         case .postgres:
-            return try ModelContainer(for: Schema(types), configurations: [PostgresConfiguration(url: postgres!.url(instance: instance))])
+            // A few connections each: the suites' servers run side by side on one test database.
+            return try ModelContainer(
+                for: Schema(types), configurations: [PostgresConfiguration(url: postgres!.url(instance: instance), pooledConnections: PostgresServer.connectionsEach)])
         }
     }
 
