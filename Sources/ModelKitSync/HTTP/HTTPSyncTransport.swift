@@ -33,9 +33,15 @@ public struct HTTPSyncTransport: SyncTransport {
         try await send(request, to: "pull")
     }
 
+    /// How long a request waits for the server's answer. Longer than URLSession's 60 s: a
+    /// server under load may take that long to apply a push, and giving up sooner only sends
+    /// it again (it is applied once either way).
+    static let answerTimeout: TimeInterval = 300
+
     private func send<Request: Encodable, Response: Decodable>(_ body: Request, to operation: String) async throws -> Response {
         var request = URLRequest(url: url.appendingPathComponent(operation))
         request.httpMethod = "POST"
+        request.timeoutInterval = Self.answerTimeout
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
