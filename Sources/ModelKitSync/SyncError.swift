@@ -28,6 +28,10 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The server failed to apply the request; nothing of it was applied. The message has
         /// the server's error.
         public static let serverFailed = Code(rawValue: "serverFailed")
+        /// The device's own store failed during a sync (a disk error, a locked file); the failed
+        /// step kept none of its changes. ``SyncClient/status`` reports it; ``SyncClient/sync()``
+        /// throws the store's error itself.
+        public static let deviceFailed = Code(rawValue: "deviceFailed")
 
         public var description: String { rawValue }
     }
@@ -35,10 +39,15 @@ public struct SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     /// What happened and what to do, for people.
     public let message: String
+    /// How long the server asked the device to wait before trying again, in seconds: an HTTP
+    /// answer's `Retry-After`. ``SyncClient/run()`` waits at least this long before its next
+    /// attempt. Nil when the server did not say.
+    public let retryAfter: Double?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfter: Double? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { "SyncError.\(code): \(message)" }

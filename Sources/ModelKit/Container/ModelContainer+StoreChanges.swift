@@ -22,7 +22,15 @@ extension ModelContainer {
     /// A ModelKit extension: SwiftData has no such call.
     /// - Returns: the observation; the handler is called until it is cancelled or released.
     public func observeStoreChanges(_ handler: @escaping @Sendable (Set<String>) -> Void) -> StoreObservation {
-        StoreObservation(container: self, handler: handler)
+        StoreObservation(container: self, includingOwnCommits: false, handler: handler)
+    }
+
+    /// Calls `handler` with the names of the entities each commit touched, for every commit to
+    /// the container's stores: its own contexts' too, besides those ``observeStoreChanges(_:)``
+    /// reports. The handler runs on a background queue, one call at a time, and may hear
+    /// several commits in one call. Package access: `ModelKitSync` pushes after saves with it.
+    package func observeAllCommits(_ handler: @escaping @Sendable (Set<String>) -> Void) -> StoreObservation {
+        StoreObservation(container: self, includingOwnCommits: true, handler: handler)
     }
 }
 
@@ -32,7 +40,8 @@ public final class StoreObservation: Sendable {
     private let feed: Mutex<ChangeFeed?>
 
     /// Observes each store, reporting "everything changed" there as all of its entities' names.
-    init(container: ModelContainer, handler: @escaping @Sendable (Set<String>) -> Void) {
+    /// With `includingOwnCommits`, the container's own contexts' commits are reported too.
+    init(container: ModelContainer, includingOwnCommits: Bool, handler: @escaping @Sendable (Set<String>) -> Void) {
         let stores = container.stores.enumerated().map { index, store in
             (origin: ObjectIdentifier(store), names: Set(container.schema.entities.filter { container.storeIndex(of: $0) == index }.map(\.name)))
         }
@@ -44,7 +53,7 @@ public final class StoreObservation: Sendable {
                 guard let byStore = reference.feed?.drainByStore() else { return }
                 var touched: Set<String> = []
                 for (store, changes) in zip(stores, byStore) {
-                    for change in changes where change.origin != store.origin {
+                    for change in changes where includingOwnCommits || change.origin != store.origin {
                         touched.formUnion(change.isExternal ? store.names : change.entityNames)
                     }
                 }

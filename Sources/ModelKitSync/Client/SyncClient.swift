@@ -17,6 +17,10 @@ import Synchronization
 /// and pushed next time. Its state (identifiers, base values, cursor, an unanswered push) lives
 /// in the store's own tables, so a device killed mid-sync picks up where it stopped: nothing is
 /// lost and nothing applied twice.
+///
+/// ``run()`` keeps the device in sync until its task is cancelled: it pushes each local save at
+/// once, pulls as soon as the server has news, and retries what fails. ``status`` and
+/// ``statusUpdates`` say where it stands.
 public final class SyncClient: Sendable {
     /// The history author of the saves that apply the server's changes.
     public static let author = "ModelKitSync"
@@ -33,6 +37,13 @@ public final class SyncClient: Sendable {
     let credentials: [String: String]
     private let queue = DispatchQueue(label: "ModelKitSync.SyncClient")
     private let gate = SyncGate()
+    let statusCenter = SyncStatusCenter()
+    /// How many times pushes' answers and pulled pages were applied: a page fetched before a
+    /// change of it may be stale, and is fetched again.
+    let applied = Atomic<UInt64>(0)
+    /// The count of ``SyncStatus/pendingChanges`` so far; read and written on the client's queue.
+    let pendingScan = Mutex(PendingScan())
+    let settings = Mutex(LiveSettings())
 
     /// A client of `container`'s store, reaching the server through `transport`, sending
     /// `credentials` with each request (over HTTP, headers are added by the transport).
@@ -54,6 +65,8 @@ public final class SyncClient: Sendable {
             try sql.setState(ClientState.device, device)
             return device
         }
+        let pending = try countPending()
+        statusCenter.update { $0.pendingChanges = pending }
     }
 
     static func checkSyncable(_ container: ModelContainer) throws {
@@ -73,10 +86,17 @@ public final class SyncClient: Sendable {
     ///   unpushed changes.
     @discardableResult
     public func sync() async throws -> SyncReport {
-        await gate.enter()
-        defer { Task { await gate.leave() } }
+        try await exchange { try await self.syncRounds(self.envelope) }
+    }
+
+    /// What each request says of the device.
+    var envelope: SyncEnvelope {
+        SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials, schemaVersion: schemaVersion)
+    }
+
+    /// A push, then a pull, then the refusals no sync reported yet.
+    func syncRounds(_ envelope: SyncEnvelope) async throws -> SyncReport {
         var report = SyncReport()
-        let envelope = SyncEnvelope(schema: schema.fingerprint, device: device, credentials: credentials, schemaVersion: schemaVersion)
         for round in 1...3 {
             do {
                 try await push(envelope, into: &report)
@@ -100,8 +120,48 @@ public final class SyncClient: Sendable {
         throw SyncError(.transportFailed, "local changes kept taking unique values the server gave other rows while syncing; sync again: nothing was lost")
     }
 
+    /// Runs `body` as the one exchange with the server under way, saying so in the status, and
+    /// ends it with the count of pending changes and the outcome in one status update.
+    func exchange<R: Sendable>(_ body: () async throws -> R) async throws -> R {
+        await gate.enter()
+        let waiting = try? await work { try self.countPending() }
+        statusCenter.beginExchange(pending: waiting)
+        let result: Result<R, any Error>
+        do {
+            result = .success(try await body())
+        } catch {
+            result = .failure(error)
+        }
+        let pending = try? await work { try self.countPending() }
+        statusCenter.endExchange { status in
+            if let pending { status.pendingChanges = pending }
+            switch result {
+            case .success:
+                status.lastSyncDate = Date()
+                status.lastError = nil
+            case .failure(let error):
+                // A cancelled request's failure says nothing of the server.
+                if !Task.isCancelled, let error = Self.reported(error) { status.lastError = error }
+            }
+        }
+        await gate.leave()
+        return try result.get()
+    }
+
+    /// The status's form of `error`; nil for a cancellation.
+    static func reported(_ error: any Error) -> SyncError? {
+        if error is CancellationError { return nil }
+        if let error = error as? SyncError { return error }
+        return SyncError(.deviceFailed, "the device's store failed while syncing, and kept none of the failed step: \(error)")
+    }
+
+    /// Counts ``SyncStatus/pendingChanges``, reading the history since the last count.
+    func countPending() throws -> Int {
+        try pendingScan.withLock { scan in try ClientPush(client: self).pendingCount(&scan) }
+    }
+
     /// Pushes until nothing is left to push.
-    private func push(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
+    func push(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
         while let prepared = try await work({ try ClientPush(client: self).prepare(envelope) }) {
             // An unanswered push goes again as it was, with today's credentials; made before the
             // app's models changed version, it goes as one of the version it was made on.
@@ -113,7 +173,10 @@ public final class SyncClient: Sendable {
                 request.envelope.schemaVersion = made.schemaVersion
             }
             let response = try await call { [request] in try await self.transport.push(request) }
-            try await work { try ClientPush(client: self).finish(prepared, response) }
+            try await work {
+                try ClientPush(client: self).finish(prepared, response)
+                self.applied.add(1, ordering: .relaxed)
+            }
             report.pushed += response.accepted
             report.conflicts += response.conflicts
         }
@@ -121,21 +184,31 @@ public final class SyncClient: Sendable {
 
     /// Pulls until the server has nothing more. Each page is applied while the next one is
     /// fetched: the server's work and the device's overlap.
-    private func pull(_ envelope: SyncEnvelope, into report: inout SyncReport) async throws {
-        var page = try await firstPage(envelope)
+    /// With `first`, a page fetched already after the device's cursor, that goes first.
+    func pull(_ envelope: SyncEnvelope, into report: inout SyncReport, first: SyncPullResponse? = nil) async throws {
+        var page: SyncPullResponse
+        if let first { page = first } else { page = try await firstPage(envelope) }
         while true {
             let next = page.hasMore ? Task { [page] in try await self.pull(envelope, after: page.cursor) } : nil
             do {
-                report.pulled += try await work { [page] in try ClientPull(client: self).apply(page) }
+                report.pulled += try await work { [page] in
+                    defer { self.applied.add(1, ordering: .relaxed) }
+                    return try ClientPull(client: self).apply(page)
+                }
             } catch {
                 next?.cancel()
+                // No request of the sync outlives it.
+                _ = try? await next?.value
                 throw error
             }
             guard let next else { break }
             do {
                 page = try await next.value
             } catch let error as SyncError where error.code == .tooFarBehind {
-                try await work { try ClientPull(client: self).startFullDownload() }
+                try await work {
+                    try ClientPull(client: self).startFullDownload()
+                    self.applied.add(1, ordering: .relaxed)
+                }
                 page = try await firstPage(envelope)
             }
         }
@@ -143,12 +216,15 @@ public final class SyncClient: Sendable {
 
     /// The first page after the device's cursor: a full download, if the server says the
     /// device is too far behind.
-    private func firstPage(_ envelope: SyncEnvelope) async throws -> SyncPullResponse {
+    func firstPage(_ envelope: SyncEnvelope) async throws -> SyncPullResponse {
         let cursor = try await work { try ClientPull(client: self).cursor() }
         do {
             return try await pull(envelope, after: cursor)
         } catch let error as SyncError where error.code == .tooFarBehind {
-            try await work { try ClientPull(client: self).startFullDownload() }
+            try await work {
+                try ClientPull(client: self).startFullDownload()
+                self.applied.add(1, ordering: .relaxed)
+            }
             return try await pull(envelope, after: nil)
         }
     }
@@ -158,14 +234,14 @@ public final class SyncClient: Sendable {
     }
 
     /// Runs `body` on the client's queue, where blocking on the store is allowed.
-    private func work<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+    func work<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
         try await withCheckedThrowingContinuation { continuation in
             queue.async { continuation.resume(with: Result(catching: body)) }
         }
     }
 
     /// Calls the transport, reporting a failure that is not the server's answer as a transport failure.
-    private func call<R>(_ body: () async throws -> R) async throws -> R {
+    func call<R>(_ body: () async throws -> R) async throws -> R {
         do {
             return try await body()
         } catch let error as SyncError {

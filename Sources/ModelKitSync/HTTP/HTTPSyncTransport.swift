@@ -6,7 +6,9 @@ import FoundationNetworking
 /// Reaches a sync server over HTTP: `POST <url>/push` and `POST <url>/pull`, JSON bodies (the
 /// messages' `Codable` forms), gzip-compressed both ways past a kilobyte, on `URLSession`. A failed request throws
 /// ``SyncError/Code/transportFailed``; the server's refusals come back as the ``SyncError``
-/// it sent (status 4xx or 5xx, body `{"code": …, "message": …}`).
+/// it sent (status 4xx or 5xx, body `{"code": …, "message": …}`), carrying the answer's
+/// `Retry-After` as ``SyncError/retryAfter``. A pull's ``SyncPullRequest/wait`` goes to the
+/// server, and the request's timeout is that much longer than ``timeout``.
 ///
 /// ```swift
 /// let transport = HTTPSyncTransport(url: URL(string: "https://example.com/sync")!, headers: ["Authorization": "Bearer …"])
@@ -17,31 +19,34 @@ public struct HTTPSyncTransport: SyncTransport {
     public let url: URL
     /// Headers sent with every request, such as `Authorization`.
     public let headers: [String: String]
+    /// How long a request may take, in seconds, besides a pull's wait: 300 by default, longer
+    /// than URLSession's 60, since a server under load may take that long to apply a push and
+    /// giving up sooner only sends it again (it is applied once either way).
+    public let timeout: Double
     private let session: URLSession
 
-    public init(url: URL, headers: [String: String] = [:], session: URLSession = .shared) {
+    public init(url: URL, headers: [String: String] = [:], session: URLSession = .shared, timeout: Double = 300) {
         self.url = url
         self.headers = headers
         self.session = session
+        self.timeout = timeout
     }
+
+    /// A ``SyncHTTPHandler`` holds a pull that asks to wait.
+    public var supportsWaiting: Bool { true }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         try await send(request, to: "push")
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        try await send(request, to: "pull")
+        try await send(request, to: "pull", waiting: request.wait ?? 0)
     }
 
-    /// How long a request waits for the server's answer. Longer than URLSession's 60 s: a
-    /// server under load may take that long to apply a push, and giving up sooner only sends
-    /// it again (it is applied once either way).
-    static let answerTimeout: TimeInterval = 300
-
-    private func send<Request: Encodable, Response: Decodable>(_ body: Request, to operation: String) async throws -> Response {
+    private func send<Request: Encodable, Response: Decodable>(_ body: Request, to operation: String, waiting: Double = 0) async throws -> Response {
         var request = URLRequest(url: url.appendingPathComponent(operation))
+        request.timeoutInterval = timeout + max(0, waiting.isFinite ? waiting : 0)
         request.httpMethod = "POST"
-        request.timeoutInterval = Self.answerTimeout
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -62,16 +67,33 @@ public struct HTTPSyncTransport: SyncTransport {
         } catch {
             throw SyncError(.transportFailed, "\(operation) to \(url) failed: \(error.localizedDescription); sync again later: nothing is lost or applied twice")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let http = response as? HTTPURLResponse
+        let status = http?.statusCode ?? 0
         guard status == 200 else {
-            if let failure = try? SyncJSON.decoder.decode(SyncHTTPFailure.self, from: data) { throw SyncError(failure.code, failure.message) }
-            throw SyncError(.transportFailed, "\(operation) to \(url) answered HTTP \(status); sync again later")
+            let retryAfter = Self.retryAfter(http?.value(forHTTPHeaderField: "Retry-After"))
+            if let failure = try? SyncJSON.decoder.decode(SyncHTTPFailure.self, from: data) {
+                throw SyncError(failure.code, failure.message, retryAfter: retryAfter)
+            }
+            throw SyncError(.transportFailed, "\(operation) to \(url) answered HTTP \(status); sync again later", retryAfter: retryAfter)
         }
         do {
             return try SyncJSON.decoder.decode(Response.self, from: data)
         } catch {
             throw SyncError(.malformedMessage, "the server's \(operation) answer is not the sync wire format: \(error)")
         }
+    }
+}
+
+extension HTTPSyncTransport {
+    /// A `Retry-After` header's wait in seconds: a number of seconds, or an HTTP date.
+    static func retryAfter(_ header: String?, now: Date = Date()) -> Double? {
+        guard let header = header?.trimmingCharacters(in: .whitespaces), !header.isEmpty else { return nil }
+        if let seconds = Double(header), seconds.isFinite { return max(0, seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: header).map { max(0, $0.timeIntervalSince(now)) }
     }
 }
 

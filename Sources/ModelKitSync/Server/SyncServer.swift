@@ -1,5 +1,6 @@
 import Foundation
 import ModelKit
+import Synchronization
 
 /// The authoritative store that devices sync with: a container on PostgreSQL (any number of
 /// server instances on one database, each a `SyncServer` of its own) or on SQLite.
@@ -13,8 +14,10 @@ import ModelKit
 ///
 /// Pushes are applied in one transaction each, all or nothing, once however often they are
 /// sent; conflicting fields are resolved by ``policies``. Pulls read the store's history, so
-/// the order of changes comes from the database, not from an instance. Mount it over HTTP with
-/// ``SyncHTTPHandler``.
+/// the order of changes comes from the database, not from an instance. A pull with a
+/// ``SyncPullRequest/wait`` at the end of history is held, without a thread, until the store's
+/// change feed hears a commit (by this instance, another one on the same database, or another
+/// process on a SQLite file), for a minute at most. Mount it over HTTP with ``SyncHTTPHandler``.
 public final class SyncServer: SyncTransport, Sendable {
     /// The server's store.
     public let container: ModelContainer
@@ -27,6 +30,10 @@ public final class SyncServer: SyncTransport, Sendable {
     let schema: SyncSchema
     /// The user a request acts for, or a refusal; nil lets every request through as no one.
     private let identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
+    /// The store's commits as waiting pulls hear them; made by the first of them.
+    private let commits = Mutex<CommitSignal?>(nil)
+    /// The longest a pull is held, in seconds, whatever its ``SyncPullRequest/wait`` asks.
+    static let maximumWait: Double = 60
 
     /// A server for `container`'s store, resolving conflicts by `policies`, running
     /// `authorize` before each request (throw to refuse it; nothing then changes).
@@ -92,7 +99,36 @@ public final class SyncServer: SyncTransport, Sendable {
         }
     }
 
+    /// The server honours a pull's ``SyncPullRequest/wait``.
+    public var supportsWaiting: Bool { true }
+
+    /// The page after the request's cursor. With a ``SyncPullRequest/wait``, a page with nothing
+    /// after the cursor is held until the store hears a commit that brings the device something,
+    /// or the wait ends (then it is answered empty, with the cursor moved past what the device
+    /// need not see), or the task is cancelled.
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+        guard let wait = request.wait, wait > 0, wait.isFinite else { return try await page(request) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(min(wait, Self.maximumWait) * 1_000))
+        let signal = commits.withLock { signal in
+            if let signal { return signal }
+            let made = CommitSignal(container: container)
+            signal = made
+            return made
+        }
+        var request = request
+        while true {
+            // Read before the page: a commit after the read moves it, and the wait ends at once.
+            let generation = signal.generation
+            let response = try await page(request)
+            guard response.changes.isEmpty, response.merged.isEmpty, !response.hasMore, !Task.isCancelled,
+                ContinuousClock.now < deadline
+            else { return response }
+            request.cursor = response.cursor
+            await signal.wait(after: generation, until: deadline)
+        }
+    }
+
+    private func page(_ request: SyncPullRequest) async throws -> SyncPullResponse {
         let (user, shape) = try check(request.envelope, kind: .pull)
         return try await run {
             try VersionedSync(server: self, shape: shape).pull(request) { try ServerPull(server: self, request: $0, user: user).page() }

@@ -182,11 +182,19 @@ public struct SyncPullRequest: Sendable, Codable, Equatable {
     public var cursor: String?
     /// The most rows one response carries.
     public var limit: Int
+    /// How long, in seconds, the server may hold the request when it has nothing after the
+    /// cursor: it answers as soon as new changes arrive, or empty when the wait ends (a long
+    /// poll; ``SyncServer`` holds one a minute at most). Nil or 0: it answers at once. Absent in
+    /// requests of devices that predate it, and ignored by servers that do: a transport says
+    /// whether its server waits with ``SyncTransport/supportsWaiting``. (The synthesized
+    /// `Codable` writes it only when set and reads a request without it as nil.)
+    public var wait: Double?
 
-    public init(envelope: SyncEnvelope, cursor: String?, limit: Int = 2_000) {
+    public init(envelope: SyncEnvelope, cursor: String?, limit: Int = 2_000, wait: Double? = nil) {
         self.envelope = envelope
         self.cursor = cursor
         self.limit = limit
+        self.wait = wait
     }
 }
 
