@@ -59,9 +59,27 @@ import Testing
             try await Self.eventually("a to push once the server is back") {
                 a.client.status.pendingChanges == 0 && a.client.status.lastError == nil && a.client.status.lastSyncDate != nil
             }
+            b.context.insert(Note(title: "from b"))
+            try b.context.save()
+            try await b.sync()
+            try await Self.eventually("a to pull again once the server is back") { try a.all(Note.self).count == 3 }
         }
         try await b.sync()
-        #expect(try b.all(Note.self).map(\.title).sorted() == ["offline", "offline too"])
+        #expect(try b.all(Note.self).map(\.title).sorted() == ["from b", "offline", "offline too"])
+    }
+
+    @Test func aDeviceWithNothingToPushClearsItsErrorAsSoonAsTheServerIsBack() async throws {
+        let world = try SyncWorld()
+        let link = Link(world.server)
+        link.isDown = true
+        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        try await Self.running([a]) {
+            try await Self.eventually("a to say why its pulls fail") { a.client.status.lastError?.code == .transportFailed }
+            #expect(a.client.status.pendingChanges == 0)
+            link.isDown = false
+            // Well before a long poll's 25 seconds.
+            try await Self.eventually("a's error to clear", timeout: .seconds(10)) { a.client.status.lastError == nil }
+        }
     }
 
     @Test func cancellingRunStopsItsRequests() async throws {

@@ -121,13 +121,15 @@ extension SyncClient {
         var failures = 0
         while !Task.isCancelled {
             do {
-                if transport.supportsWaiting {
+                if transport.supportsWaiting, failures == 0 {
                     let held = try await waitingPull(envelope)
                     // A server that answers at once though asked to wait does not wait: poll it.
                     if !held, await !pause(pollInterval) { return }
                 } else {
+                    // After a failure, a pull that does not wait: the status says at once that
+                    // the server is back.
                     try await exchange { try await self.pullRounds(envelope) }
-                    if await !pause(pollInterval) { return }
+                    if !transport.supportsWaiting, await !pause(pollInterval) { return }
                 }
                 failures = 0
             } catch {
