@@ -82,6 +82,26 @@ import Testing
         }
     }
 
+    @Test func pullsGoOnWhileAPushKeepsFailing() async throws {
+        let world = try SyncWorld()
+        let link = Link(world.server)
+        link.refusesPushes = true
+        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let b = try world.device()
+        try await Self.running([a]) {
+            a.context.insert(Note(title: "stuck"))
+            try a.context.save()
+            try await Self.eventually("a's push to fail") { a.client.status.lastError?.code == .serverFailed }
+            b.context.insert(Note(title: "from b"))
+            try b.context.save()
+            try await b.sync()
+            try await Self.eventually("a to pull b's note while its push fails") { try a.all(Note.self).map(\.title).contains("from b") }
+            #expect(a.client.status.pendingChanges == 1)
+            // The pulls' successes leave the pushes' error standing.
+            #expect(a.client.status.lastError?.code == .serverFailed)
+        }
+    }
+
     @Test func cancellingRunStopsItsRequests() async throws {
         let world = try SyncWorld()
         let link = Link(world.server, waits: false)
@@ -260,6 +280,7 @@ final class Link: SyncTransport {
     private let waits: Bool
     private let down = Atomic(false)
     private let count = Atomic(0)
+    private let refusing = Atomic(false)
 
     init(_ server: SyncServer, waits: Bool = true) {
         self.server = server
@@ -271,11 +292,18 @@ final class Link: SyncTransport {
         set { down.store(newValue, ordering: .relaxed) }
     }
 
+    /// Pushes are answered with a server failure; pulls go through.
+    var refusesPushes: Bool {
+        get { refusing.load(ordering: .relaxed) }
+        set { refusing.store(newValue, ordering: .relaxed) }
+    }
+
     var requests: Int { count.load(ordering: .relaxed) }
     var supportsWaiting: Bool { waits }
 
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
         try pass()
+        if refusesPushes { throw SyncError(.serverFailed, "the server cannot take pushes now") }
         return try await server.push(request)
     }
 

@@ -10,6 +10,8 @@ struct PendingScan: Sendable {
     var scanned: Int64 = 0
     /// The rows local saves touched since `from`, and whether each was last deleted.
     var rows: [SyncIDs.RowRef: Bool] = [:]
+    /// The unanswered push last counted, as stored, and how many rows it holds: decoded once.
+    var pending: (json: String, through: Int64, count: Int)?
 }
 
 extension ClientPush {
@@ -21,9 +23,18 @@ extension ClientPush {
         let (pendingJSON, pushedText) = try context.replicaRead { sql in
             (try sql.state(ClientState.pending), try sql.state(ClientState.pushed))
         }
-        let prepared = try pendingJSON.map { try SyncJSON.decoder.decode(PreparedPush.self, from: Data($0.utf8)) }
-        let from = prepared?.through ?? pushedText.flatMap { Int64($0) } ?? 0
-        if scan.from != from { scan = PendingScan(from: from, scanned: from) }
+        var unanswered: (through: Int64, count: Int)?
+        if let pendingJSON {
+            if let known = scan.pending, known.json == pendingJSON {
+                unanswered = (known.through, known.count)
+            } else {
+                let prepared = try SyncJSON.decoder.decode(PreparedPush.self, from: Data(pendingJSON.utf8))
+                unanswered = (prepared.through, prepared.request.changes.count)
+                scan.pending = (pendingJSON, prepared.through, prepared.request.changes.count)
+            }
+        }
+        let from = unanswered?.through ?? pushedText.flatMap { Int64($0) } ?? 0
+        if scan.from != from { scan = PendingScan(from: from, scanned: from, pending: scan.pending) }
         let store = try context.replicaStoreIdentifier()
         while true {
             let after = DefaultHistoryToken(replicaStore: store, number: scan.scanned)
@@ -46,7 +57,7 @@ extension ClientPush {
             if transactions.count < 512 { break }
         }
         let deleted = scan.rows.filter(\.value).map(\.key)
-        var count = (prepared?.request.changes.count ?? 0) + scan.rows.count - deleted.count
+        var count = (unanswered?.count ?? 0) + scan.rows.count - deleted.count
         if !deleted.isEmpty {
             let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
             for (entity, refs) in Dictionary(grouping: deleted, by: \.entity) {

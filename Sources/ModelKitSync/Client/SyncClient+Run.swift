@@ -98,7 +98,7 @@ extension SyncClient {
             while !Task.isCancelled {
                 do {
                     var report = SyncReport()
-                    try await exchange {
+                    try await exchange(.push) {
                         do {
                             try await self.push(envelope, into: &report)
                         } catch is ClientApply.LocalChangesFirst {
@@ -128,14 +128,14 @@ extension SyncClient {
                 } else {
                     // After a failure, a pull that does not wait: the status says at once that
                     // the server is back.
-                    try await exchange { try await self.pullRounds(envelope) }
+                    try await exchange(.pull) { try await self.pullRounds(envelope) }
                     if !transport.supportsWaiting, await !pause(pollInterval) { return }
                 }
                 failures = 0
             } catch {
                 if Task.isCancelled { return }
                 // Said by the exchange already, but not for the request of a waiting pull.
-                statusCenter.update { $0.lastError = Self.reported(error) ?? $0.lastError }
+                if let error = Self.reported(error) { statusCenter.fail(.pull, error) }
                 guard try retryable(error) else { return }
                 failures += 1
                 guard await pause(retryDelay(after: failures, error)) else { return }
@@ -165,7 +165,7 @@ extension SyncClient {
             // Nothing happened: nothing to apply, and the status stays as it is.
             return ContinuousClock.now - sent >= wait / 2
         }
-        try await exchange {
+        try await exchange(.pull) {
             // A page read before the device applied anything since is still after its cursor;
             // otherwise it may be stale, and the exchange pulls again.
             let page = self.applied.load(ordering: .relaxed) == seen ? response : nil

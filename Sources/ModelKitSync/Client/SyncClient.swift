@@ -86,7 +86,7 @@ public final class SyncClient: Sendable {
     ///   unpushed changes.
     @discardableResult
     public func sync() async throws -> SyncReport {
-        try await exchange { try await self.syncRounds(self.envelope) }
+        try await exchange(.sync) { try await self.syncRounds(self.envelope) }
     }
 
     /// What each request says of the device.
@@ -122,7 +122,7 @@ public final class SyncClient: Sendable {
 
     /// Runs `body` as the one exchange with the server under way, saying so in the status, and
     /// ends it with the count of pending changes and the outcome in one status update.
-    func exchange<R: Sendable>(_ body: () async throws -> R) async throws -> R {
+    func exchange<R: Sendable>(_ attempt: SyncAttempt, _ body: () async throws -> R) async throws -> R {
         await gate.enter()
         let waiting = try? await work { try self.countPending() }
         statusCenter.beginExchange(pending: waiting)
@@ -133,16 +133,16 @@ public final class SyncClient: Sendable {
             result = .failure(error)
         }
         let pending = try? await work { try self.countPending() }
-        statusCenter.endExchange { status in
+        let outcome: SyncStatusCenter.Outcome
+        switch result {
+        case .success: outcome = .succeeded
+        case .failure(let error):
+            // A cancelled request's failure says nothing of the server.
+            if !Task.isCancelled, let error = Self.reported(error) { outcome = .failed(error) } else { outcome = .cancelled }
+        }
+        statusCenter.endExchange(attempt, outcome) { status in
             if let pending { status.pendingChanges = pending }
-            switch result {
-            case .success:
-                status.lastSyncDate = Date()
-                status.lastError = nil
-            case .failure(let error):
-                // A cancelled request's failure says nothing of the server.
-                if !Task.isCancelled, let error = Self.reported(error) { status.lastError = error }
-            }
+            if case .success = result { status.lastSyncDate = Date() }
         }
         await gate.leave()
         return try result.get()

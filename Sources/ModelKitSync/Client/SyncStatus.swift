@@ -18,7 +18,8 @@ public struct SyncStatus: Sendable, Equatable {
     /// When the last push or pull that completed ended; nil before the first.
     public var lastSyncDate: Date?
     /// Why the last attempt failed; nil after one that succeeded. ``SyncClient/run()`` retries
-    /// meanwhile.
+    /// meanwhile. Pushes and pulls are attempts of their own there: while pushes keep failing,
+    /// pulls that succeed leave the pushes' error in place, and the other way round.
     public var lastError: SyncError?
 
     public init(isSyncing: Bool = false, pendingChanges: Int = 0, lastSyncDate: Date? = nil, lastError: SyncError? = nil) {
@@ -29,6 +30,11 @@ public struct SyncStatus: Sendable, Equatable {
     }
 }
 
+/// What an attempt to sync did: a push, a pull, or both (`sync()`).
+enum SyncAttempt: Hashable, Sendable {
+    case push, pull, sync
+}
+
 /// A client's status and those who follow it: each change goes to every subscriber once, in
 /// order, as it is made.
 final class SyncStatusCenter: Sendable {
@@ -36,6 +42,8 @@ final class SyncStatusCenter: Sendable {
         var status = SyncStatus()
         /// How many exchanges are under way.
         var exchanges = 0
+        /// The failures of pushes and pulls whose last attempt failed.
+        var failures: [SyncAttempt: SyncError] = [:]
         var subscribers: [UInt64: AsyncStream<SyncStatus>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
     }
@@ -64,14 +72,56 @@ final class SyncStatusCenter: Sendable {
         }
     }
 
-    /// An exchange ended: with `change` applied in the same update as the end of syncing.
-    func endExchange(_ change: (inout SyncStatus) -> Void) {
+    /// How an exchange ended.
+    enum Outcome {
+        case succeeded
+        case failed(SyncError)
+        /// Cancelled: it says nothing of the server.
+        case cancelled
+    }
+
+    /// An exchange ended: with `change` applied in the same update as the end of syncing, and
+    /// its outcome.
+    func endExchange(_ attempt: SyncAttempt, _ outcome: Outcome, _ change: (inout SyncStatus) -> Void) {
         state.withLock { state in
             state.exchanges -= 1
             var status = state.status
             change(&status)
             status.isSyncing = state.exchanges > 0
+            switch outcome {
+            case .succeeded: Self.record(attempt, nil, in: &state, status: &status)
+            case .failed(let error): Self.record(attempt, error, in: &state, status: &status)
+            case .cancelled: break
+            }
             Self.publish(status, in: &state)
+        }
+    }
+
+    /// An attempt outside an exchange failed (a waiting pull's request).
+    func fail(_ attempt: SyncAttempt, _ error: SyncError) {
+        state.withLock { state in
+            var status = state.status
+            Self.record(attempt, error, in: &state, status: &status)
+            Self.publish(status, in: &state)
+        }
+    }
+
+    /// Records an attempt's outcome: its failure, or nil for a success, which clears what its
+    /// kind failed with and leaves the other kind's failure.
+    private static func record(_ attempt: SyncAttempt, _ failure: SyncError?, in state: inout State, status: inout SyncStatus) {
+        if let failure {
+            // A failed `sync()` may have failed in either part: it stands until each succeeds.
+            for kind in attempt == .sync ? [.push, .pull] : [attempt] { state.failures[kind] = failure }
+            status.lastError = failure
+            return
+        }
+        switch attempt {
+        case .push, .pull: state.failures[attempt] = nil
+        case .sync: state.failures = [:]
+        }
+        // What still fails: the other kind's error, if it still stands.
+        if status.lastError == nil || !state.failures.values.contains(status.lastError!) {
+            status.lastError = state.failures[.push] ?? state.failures[.pull]
         }
     }
 
