@@ -239,9 +239,10 @@ import Testing
         for task in tasks { try await bounded { try await task.value } }
     }
 
-    /// Polls `condition` until it holds, failing with `what` after `timeout`: long, for a
-    /// loaded CI machine; a passing run takes a fraction of a second.
-    static func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+    /// Polls `condition` until it holds, failing with `what` after `timeout`: long, because a
+    /// full `swift test` runs hundreds of tests at once on two cores, and running devices get
+    /// little of them until it thins out; alone, the suite takes about a second.
+    static func eventually(_ what: String, timeout: Duration = .seconds(120), _ condition: () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while try !condition() {
             guard ContinuousClock.now < deadline else {
@@ -253,7 +254,7 @@ import Testing
     }
 
     /// `body`'s result, or a failure if it takes more than `timeout`.
-    static func bounded<R: Sendable>(_ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> R) async throws -> R {
+    static func bounded<R: Sendable>(_ timeout: Duration = .seconds(120), _ body: @escaping @Sendable () async throws -> R) async throws -> R {
         try await withThrowingTaskGroup(of: R?.self) { group in
             group.addTask { try await body() }
             group.addTask {
