@@ -5,10 +5,11 @@
 // fresh device); a pull of rows whose relationships point at rows of later pages; and, on a
 // server with scopes, one user's initial sync and pulls on a big server (1,000 users' rows)
 // beside a small one holding only that user's rows, with the server's statements per pull.
+// And live: a save on one running device to visible in another running device's store.
 //
-//     swift run -c release modelkit-sync-bench [--rows 100000] [--runs 3] [--cases initial,push,related,scopes]
+//     swift run -c release modelkit-sync-bench [--rows 100000] [--runs 3] [--cases initial,push,related,scopes,live]
 //         [--push-rows 100000] [--related-rows 2500,5000,10000,20000]
-//         [--scope-users 1000] [--scope-notes 100] [--scope-repeats 5] [--show-sql]
+//         [--scope-users 1000] [--scope-notes 100] [--scope-repeats 5] [--show-sql] [--live-saves 50]
 //
 // Prints medians (and ranges) of each, the ratio to the floor, rows per second, and the
 // process's peak resident memory after each phase.
@@ -723,4 +724,46 @@ if cases.contains("scopes") {
         print("| \(name) | \(ms(a)) | \(ms(b)) | \(String(format: "%.2f", median(a) / median(b))) | \(statements) |")
     }
     print("peak RSS \(peakMegabytes()) MB")
+}
+
+if cases.contains("live") {
+    // Save to visible: two devices running live against one server over HTTP on loopback; each
+    // save on the writer is timed until the reader's store holds it (read every millisecond).
+    let saves = option("--live-saves", default: 50)
+    let liveServer = try SyncServer(container: try device("live-server"))
+    let http = try SyncHTTPServer(handler: SyncHTTPHandler(server: liveServer))
+    http.start()
+    let url = URL(string: "http://127.0.0.1:\(http.port)/sync")!
+    let writer = try device("live-writer")
+    let reader = try device("live-reader")
+    let writerClient = try SyncClient(container: writer, transport: HTTPSyncTransport(url: url))
+    let readerClient = try SyncClient(container: reader, transport: HTTPSyncTransport(url: url))
+    let running = [Task { try await writerClient.run() }, Task { try await readerClient.run() }]
+    let context = ModelContext(writer)
+    func visible(_ name: String) throws -> Bool {
+        try ModelContext(reader).fetchCount(FetchDescriptor<BenchRow>(predicate: #Predicate { $0.name == name })) == 1
+    }
+    var latencies: [Double] = []
+    for index in 0..<(saves + 5) {
+        let name = "live-\(index)"
+        let elapsed = try await seconds {
+            context.insert(BenchRow(name: name, count: index, amount: 0, flag: false, date: .now, code: UUID(), note: "", blob: Data()))
+            try context.save()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try !visible(name) {
+                guard ContinuousClock.now < deadline else { throw SyncError(.transportFailed, "\(name) did not reach the reader in 30 s") }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        // The first saves warm both sides up (connections, prepared statements): not counted.
+        if index >= 5 { latencies.append(elapsed * 1000) }
+    }
+    for task in running { task.cancel() }
+    http.stop()
+    let sorted = latencies.sorted()
+    let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+    print(
+        String(
+            format: "live: save on one device to visible in another's store, HTTP on loopback, %d saves: median %.1f ms (%.1f–%.1f), p99 %.1f ms",
+            saves, sorted[sorted.count / 2], sorted.first!, sorted.last!, p99))
 }
