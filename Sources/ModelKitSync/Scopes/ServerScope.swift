@@ -13,20 +13,38 @@ struct ServerScope {
     /// The scoped entities with subclasses of their own.
     private let hasSubclasses: Set<String>
 
-    /// The scopes of `user`; nil on a server without scopes, where every user reads everything.
-    init?(_ scopes: SyncScopes, user: String?, schema: SyncSchema) {
-        guard let user, !scopes.isEmpty else { return nil }
-        self.user = user
-        rules = scopes.rules
-        var scopeOf: [String: String] = [:]
-        for (name, entity) in schema.entities {
-            if let scoped = entity.lineage.first(where: { scopes.rules[$0] != nil }) { scopeOf[name] = scoped }
+    /// What of the scopes depends on the schema alone, worked out once when the server starts
+    /// rather than at every request.
+    struct Layout: Sendable {
+        let rules: [String: SyncScopes.Rule]
+        let scopeOf: [String: String]
+        let reaches: [String: Set<String>]
+        let hasSubclasses: Set<String>
+
+        /// The layout of `scopes` on `schema`; nil when no model is scoped.
+        init?(_ scopes: SyncScopes, schema: SyncSchema) {
+            guard !scopes.isEmpty else { return nil }
+            rules = scopes.rules
+            var scopeOf: [String: String] = [:]
+            for (name, entity) in schema.entities {
+                if let scoped = entity.lineage.first(where: { scopes.rules[$0] != nil }) { scopeOf[name] = scoped }
+            }
+            self.scopeOf = scopeOf
+            var reaches: [String: Set<String>] = [:]
+            for entity in scopes.rules.keys { reaches[entity] = ServerScope.reach(from: entity, in: schema) }
+            self.reaches = reaches
+            hasSubclasses = Set(schema.entities.values.flatMap { $0.lineage.dropFirst() }.filter { scopes.rules[$0] != nil })
         }
-        self.scopeOf = scopeOf
-        var reaches: [String: Set<String>] = [:]
-        for entity in scopes.rules.keys { reaches[entity] = Self.reach(from: entity, in: schema) }
-        self.reaches = reaches
-        hasSubclasses = Set(schema.entities.values.flatMap { $0.lineage.dropFirst() }.filter { scopes.rules[$0] != nil })
+    }
+
+    /// The scopes of `user`; nil on a server without scopes, where every user reads everything.
+    init?(_ layout: Layout?, user: String?) {
+        guard let layout, let user else { return nil }
+        self.user = user
+        rules = layout.rules
+        scopeOf = layout.scopeOf
+        reaches = layout.reaches
+        hasSubclasses = layout.hasSubclasses
     }
 
     /// The entities reachable from `start` by relationships (either side), superclasses and

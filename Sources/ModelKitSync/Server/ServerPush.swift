@@ -114,7 +114,7 @@ struct ServerPush {
         let aliases = snapshot.aliases.merging(plan.merged) { _, new in new }
         // The scopes judge the changes on the rows as stored, then as written (not in a trial,
         // which looks for changes the database refuses).
-        let judge = trial ? nil : ServerScope(server.scopes, user: user, schema: schema)?.judge()
+        let judge = trial ? nil : ServerScope(server.scopeLayout, user: user)?.judge()
         let planned = Set(plan.rejections.map(\.id))
         let skip = Set(changes.indices.filter { refused[$0] != nil || planned.contains(changes[$0].id) })
         if let judge {

@@ -25,6 +25,8 @@ public final class SyncServer: SyncTransport, Sendable {
     public let policies: SyncPolicies
     /// Which rows each user reads and writes; empty for a server whose users share everything.
     public let scopes: SyncScopes
+    /// The scopes as the schema lays them out; nil without scopes.
+    let scopeLayout: ServerScope.Layout?
     /// The versions of the container's migration plan devices sync on, and those they cannot.
     public let versions: SyncVersions
     let schema: SyncSchema
@@ -82,6 +84,7 @@ public final class SyncServer: SyncTransport, Sendable {
         self.scopes = scopes
         self.identify = identify
         schema = SyncSchema(container.schema)
+        scopeLayout = ServerScope.Layout(scopes, schema: schema)
         versions = SyncVersions(container: container, schema: schema)
         for entity in scopes.rules.keys.sorted() where schema.entities[entity] == nil {
             throw SyncError(.unsupportedContainer, "a scope is set on \(entity), which is not a model of the server's container; scope the container's models")
