@@ -97,40 +97,24 @@ struct ScopedPull {
         }
         let readable = try scope.readable(in: context)
         let readableRows = readable.rows
-        let roots = server.schema.roots
-        var root = root
-        var after = after
-        var models: [any PersistentModel] = []
-        while root < roots.count, models.count < limit {
-            let wanted = limit - models.count
-            let entity = roots[root]
-            let page: [any PersistentModel]
-            var last: Int64?
+        let (models, root, after) = try pull.pageRoots(from: root, after: after, limit: limit) { entity, after, wanted in
             if scope.isScoped(entity.name) {
                 // Every class of the hierarchy is scoped: its rows are the ones the user reads.
                 let keys = readableRows.filter { server.schema.entities[$0.entity]?.root == entity.name && $0.key > after }.map(\.key).sorted()
                 let taken = Array(keys.prefix(wanted))
-                page = try context.models(of: entity.entity, keys: taken).sorted { $0._rowKey! < $1._rowKey! }
-                last = taken.count == wanted ? taken.last : nil
-            } else {
-                let read = try context.models(of: entity.entity, keysAfter: after, limit: wanted)
-                page = read.filter { readable.reads(SyncIDs.RowRef(entity: $0.persistentModelID.entityName, key: $0._rowKey!)) }
-                last = read.count == wanted ? read.last!._rowKey! : nil
+                let page = try context.models(of: entity.entity, keys: taken).sorted { $0._rowKey! < $1._rowKey! }
+                return (page, taken.count == wanted ? taken.last : nil)
             }
-            models += page
-            if let last {
-                after = last
-            } else {
-                root += 1
-                after = Int64.min
-            }
+            let read = try context.models(of: entity.entity, keysAfter: after, limit: wanted)
+            let page = read.filter { readable.reads(SyncIDs.RowRef(entity: $0.persistentModelID.entityName, key: $0._rowKey!)) }
+            return (page, read.count == wanted ? read.last!._rowKey! : nil)
         }
         let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
         let changes = try pull.describe(models: models, missing: [], in: context, ids: ids, reads: readable.reads)
         let scoped = models.map { SyncIDs.RowRef(entity: $0.persistentModelID.entityName, key: $0._rowKey!) }.filter { scope.isScoped($0.entity) }
         try record(scoped, removed: [], version: version + 1, ids: ids, in: context)
         let cursor =
-            root >= roots.count
+            root >= server.schema.roots.count
             ? "h:\(start):\(version + 1):0:\(scope.userDigest)" : "s:\(start):\(root):\(after):\(version + 1):\(scope.userDigest)"
         return SyncPullResponse(changes: changes, cursor: cursor, hasMore: true, isFullDownload: true)
     }

@@ -41,7 +41,7 @@ struct ServerPull {
 
     func page() throws -> SyncPullResponse {
         let limit = max(1, min(request.limit, 10_000))
-        if let scope = ServerScope(server.scopes, user: user, schema: server.schema) {
+        if let scope = ServerScope(server.scopeLayout, user: user) {
             return try ScopedPull(pull: self, scope: scope).page(limit: limit)
         }
         switch try Cursor(request.cursor) {
@@ -108,25 +108,38 @@ struct ServerPull {
     private func downloadPage(start: Int64, root: Int, after: Int64, limit: Int) throws -> SyncPullResponse {
         let context = ModelContext(server.container)
         let start = start < 0 ? try newestToken(in: context) : start
+        let (models, root, after) = try pageRoots(from: root, after: after, limit: limit) { entity, after, wanted in
+            let page = try context.models(of: entity.entity, keysAfter: after, limit: wanted)
+            return (page, page.count == wanted ? page.last!._rowKey! : nil)
+        }
+        let changes = try describe(models: models, missing: [], in: context)
+        let done = root >= server.schema.roots.count
+        return SyncPullResponse(
+            changes: changes, cursor: done ? "h:\(start)" : "s:\(start):\(root):\(after)", hasMore: true, isFullDownload: true)
+    }
+
+    /// A full download's page: the rows of the root entities from number `root`, after key
+    /// `after`, up to `limit` of them, and where the next page starts. `read` gives a root's
+    /// models after a key (at most `wanted`) and the key to go on after, nil once the root is done.
+    func pageRoots(
+        from root: Int, after: Int64, limit: Int,
+        read: (_ root: SyncSchema.Entity, _ after: Int64, _ wanted: Int) throws -> (models: [any PersistentModel], last: Int64?)
+    ) rethrows -> (models: [any PersistentModel], root: Int, after: Int64) {
         let roots = server.schema.roots
         var root = root
         var after = after
         var models: [any PersistentModel] = []
         while root < roots.count, models.count < limit {
-            let wanted = limit - models.count
-            let page = try context.models(of: roots[root].entity, keysAfter: after, limit: wanted)
-            models += page
-            if page.count < wanted {
+            let page = try read(roots[root], after, limit - models.count)
+            models += page.models
+            if let last = page.last {
+                after = last
+            } else {
                 root += 1
                 after = Int64.min
-            } else {
-                after = page.last!._rowKey!
             }
         }
-        let changes = try describe(models: models, missing: [], in: context)
-        let done = root >= roots.count
-        return SyncPullResponse(
-            changes: changes, cursor: done ? "h:\(start)" : "s:\(start):\(root):\(after)", hasMore: true, isFullDownload: true)
+        return (models, root, after)
     }
 
     /// The newest history token: where a full download starting now catches up from.
