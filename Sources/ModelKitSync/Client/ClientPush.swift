@@ -34,7 +34,7 @@ struct ClientPush {
     let client: SyncClient
 
     /// How many local transactions one push covers at most.
-    private static let transactionsPerPush = 512
+    static let transactionsPerPush = 512
 
     /// The push to send: the unanswered one, if the device has one (its answer was lost), or
     /// the changes since the last push, recorded as unanswered before they leave. Nil when

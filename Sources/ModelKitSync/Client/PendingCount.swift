@@ -39,7 +39,7 @@ extension ClientPush {
         while true {
             let after = DefaultHistoryToken(replicaStore: store, number: scan.scanned)
             var descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > after })
-            descriptor.fetchLimit = 512
+            descriptor.fetchLimit = UInt64(Self.transactionsPerPush)
             let transactions = try context.fetchHistory(descriptor)
             for transaction in transactions where transaction.author != SyncClient.author {
                 for change in transaction.changes {
@@ -54,7 +54,7 @@ extension ClientPush {
             }
             guard let last = transactions.last?.token.number else { break }
             scan.scanned = last
-            if transactions.count < 512 { break }
+            if transactions.count < Self.transactionsPerPush { break }
         }
         let deleted = scan.rows.filter(\.value).map(\.key)
         var count = (unanswered?.count ?? 0) + scan.rows.count - deleted.count
