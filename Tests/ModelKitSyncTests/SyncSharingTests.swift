@@ -109,13 +109,8 @@ import Testing
         #expect(try Self.titles(on: alice) == ["roadmap"])
     }
 
-    @Test(arguments: ServerKind.available)
-    func aTeamMemberCannotFileADocumentHeMayNotWrite(_ kind: ServerKind) async throws {
-        let world = try SyncWorld(kind, types: shareTypes, scopes: shareScopes)
-        let alice = try world.device(types: shareTypes, user: "alice")
-        let bob = try world.device(types: shareTypes, user: "bob")
-        _ = try Self.team("design", members: ["alice", "bob"], on: alice)
-        let doc = Doc(owner: "alice", title: "plan")
+    /// Alice shares `doc`, hers, with `bob`'s user; both sync.
+    private static func share(_ doc: Doc, by alice: Device, with bob: Device) async throws {
         alice.context.insert(doc)
         let share = DocShare(userID: "bob")
         alice.context.insert(share)
@@ -123,6 +118,15 @@ import Testing
         try alice.context.save()
         try await alice.sync()
         try await bob.sync()
+    }
+
+    @Test(arguments: ServerKind.available)
+    func aTeamMemberCannotFileADocumentHeMayNotWrite(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind, types: shareTypes, scopes: shareScopes)
+        let alice = try world.device(types: shareTypes, user: "alice")
+        let bob = try world.device(types: shareTypes, user: "bob")
+        _ = try Self.team("design", members: ["alice", "bob"], on: alice)
+        try await Self.share(Doc(owner: "alice", title: "plan"), by: alice, with: bob)
         // Bob reads the document and writes the team, but filing it changes the document too.
         let bobsDoc = try #require(try bob.context.fetch(FetchDescriptor<Doc>()).first)
         bobsDoc.teams = try bob.context.fetch(FetchDescriptor<Team>())
@@ -139,14 +143,7 @@ import Testing
         let world = try SyncWorld(kind, types: shareTypes, scopes: shareScopes)
         let alice = try world.device(types: shareTypes, user: "alice")
         let bob = try world.device(types: shareTypes, user: "bob")
-        let doc = Doc(owner: "alice", title: "plan")
-        alice.context.insert(doc)
-        let share = DocShare(userID: "bob")
-        alice.context.insert(share)
-        share.doc = doc
-        try alice.context.save()
-        try await alice.sync()
-        try await bob.sync()
+        try await Self.share(Doc(owner: "alice", title: "plan"), by: alice, with: bob)
         let bobsDoc = try #require(try bob.context.fetch(FetchDescriptor<Doc>()).first)
         bobsDoc.title = "bob's now"
         try bob.context.save()
