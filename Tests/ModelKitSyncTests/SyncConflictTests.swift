@@ -13,6 +13,14 @@ import Testing
         try context.save()
     }
 
+    /// Returns once the wall clock reads a later millisecond than when it was called: an edit
+    /// saved after it is stamped later than every edit saved before it, which is what "the later
+    /// edit" means to the rules (hybrid logical clocks start from the wall clock).
+    func wallClockMovesOn() async {
+        let start = (Date().timeIntervalSince1970 * 1000).rounded(.down)
+        while (Date().timeIntervalSince1970 * 1000).rounded(.down) <= start { await Task.yield() }
+    }
+
     /// A world whose devices `a` and `b` both have one synced note.
     func twoDevicesWithANote(_ kind: ServerKind, policies: SyncPolicies = SyncPolicies()) async throws -> (SyncWorld, Device, Device) {
         let world = try SyncWorld(kind, policies: policies)
@@ -46,7 +54,7 @@ import Testing
     func theLaterEditOfAPropertyWinsWhicheverDeviceSyncsLast(_ kind: ServerKind) async throws {
         let (_, a, b) = try await twoDevicesWithANote(kind)
         try editNote(on: a) { $0.title = "older edit" }  // A edits first, and stays offline
-        try await Task.sleep(for: .milliseconds(20))
+        await wallClockMovesOn()
         try editNote(on: b) { $0.title = "newer edit" }
         try await b.sync()
         let report = try await a.sync()  // A pushes last: its edit is older, and loses
@@ -63,7 +71,7 @@ import Testing
         let (_, a, b) = try await twoDevicesWithANote(kind, policies: policies)
         try editNote(on: a) { $0.title = "from A" }
         try await a.sync()
-        try await Task.sleep(for: .milliseconds(20))
+        await wallClockMovesOn()
         try editNote(on: b) { $0.title = "from B, later" }
         let report = try await b.sync()
         #expect(report.conflicts == 1)

@@ -111,8 +111,8 @@ final class FaultyTransport: SyncTransport {
         #expect(try b.all(Note.self).map(\.body) == ["typed during sync"])
     }
 
-    @Test func devicesSyncingThroughDifferentServerInstancesConverge() async throws {
-        guard ServerKind.available.contains(.postgres) else { return }
+    @Test(.enabled(if: ServerKind.available.contains(.postgres), "needs MODELKIT_TEST_POSTGRES_URL: instances share a PostgreSQL database"))
+    func devicesSyncingThroughDifferentServerInstancesConverge() async throws {
         let world = try SyncWorld(.postgres, instances: 2)
         let a = try world.device(instance: 1)
         let b = try world.device(instance: 2)

@@ -32,6 +32,11 @@ public enum ModelKitError: Error, CustomStringConvertible {
     /// The store's version is not one the migration plan knows: newer than every version, or a
     /// shape that matches none. The store was left untouched.
     case unknownStoreVersion(String, reason: String)
+    /// The migration would go from a later schema version back to an earlier one: a stage whose
+    /// `toVersion` is older than its `fromVersion`, or a container whose schema is an older
+    /// version of the plan than the store's. SwiftData refuses these too
+    /// (`SwiftDataError.backwardMigration`); the store was left untouched.
+    case backwardMigration(from: String, to: String)
     /// The model type is not in the container's schema.
     case modelNotInSchema(String)
     /// `save()` was called on a container configured with `allowsSave: false`.
@@ -106,6 +111,9 @@ public enum ModelKitError: Error, CustomStringConvertible {
             "Migration stage \(stage) failed: \(underlying). The store was left as it was."
         case .unknownStoreVersion(let version, let reason):
             "The store (version \(version)) \(reason). It was left untouched; open it with the app version that wrote it."
+        case .backwardMigration(let from, let to):
+            "Migrating from version \(from) back to \(to) is not supported. The store was left untouched; "
+                + "to go back, make a new version whose models have the earlier shape and migrate forward to it."
         case .modelNotInSchema(let name):
             "\(name) is not in the container's schema. Add \(name).self to the ModelContainer's types."
         case .saveNotAllowed(let url):

@@ -108,6 +108,7 @@ extension ModelKitError {
         switch self {
         case .unknownStoreVersion(_, let reason) where reason.hasPrefix("is newer"): SwiftDataError.backwardMigration.carrying(self)
         case .unknownStoreVersion: SwiftDataError.unknownSchema.carrying(self)
+        case .backwardMigration: SwiftDataError.backwardMigration.carrying(self)
         case .invalidConfigurationName: SwiftDataError.configurationFileNameContainsInvalidCharacters.carrying(self)
         case .duplicateConfiguration: SwiftDataError.duplicateConfiguration.carrying(self)
         case .configurationSchemaNotInContainer: SwiftDataError.configurationSchemaNotFoundInContainerSchema.carrying(self)

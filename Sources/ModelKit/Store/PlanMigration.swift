@@ -2,7 +2,8 @@ import Foundation
 
 /// Brings a store to the newest version of a ``SchemaMigrationPlan``, inside the writer's turn:
 /// finds the store's version (recorded, or matched by shape), then runs every stage from there,
-/// in order, in one transaction. A failing stage rolls everything back.
+/// in order, in one transaction. A failing stage rolls everything back. A plan that would go
+/// back to an earlier version is refused before the store is touched, as SwiftData refuses it.
 struct PlanMigration {
     let plan: any SchemaMigrationPlan.Type
     /// The container's own schema: the newest version's models, as the app uses them.
@@ -17,6 +18,7 @@ struct PlanMigration {
     func run() throws -> String {
         let versions = plan.schemas
         guard let newest = versions.last else { return try migrator.migrate(schema) }
+        try refuseBackwardStages()
         guard try migrator.hasModelKitTables() else {
             // A new store: made at the newest version, with nothing to migrate.
             return try writer.transaction {
@@ -26,6 +28,11 @@ struct PlanMigration {
             }
         }
         let start = try storeVersionIndex(in: versions)
+        // A container on an earlier version than the store's would reshape its tables back
+        // without any stage, and record the later version over them.
+        if let target = versions.lastIndex(where: { Schema(versionedSchema: $0).fingerprint == schema.fingerprint }), target < start {
+            throw ModelKitError.backwardMigration(from: versions[start].versionIdentifier.description, to: versions[target].versionIdentifier.description)
+        }
         if start == versions.count - 1, try migrator.storedValue("version") == newest.versionIdentifier.description {
             return try migrator.migrate(schema)
         }
@@ -36,6 +43,15 @@ struct PlanMigration {
             let identifier = try migrator.migrate(schema)
             try migrator.setStoredValue("version", newest.versionIdentifier.description)
             return identifier
+        }
+    }
+
+    /// Refuses a stage whose `toVersion` is older than its `fromVersion`: migration walks the
+    /// plan's versions forward, so such a stage would never run.
+    private func refuseBackwardStages() throws {
+        for stage in plan.stages {
+            let (from, to) = (stage.fromVersion.versionIdentifier, stage.toVersion.versionIdentifier)
+            if to < from { throw ModelKitError.backwardMigration(from: from.description, to: to.description) }
         }
     }
 

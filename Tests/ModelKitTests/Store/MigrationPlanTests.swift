@@ -97,6 +97,21 @@ enum FailingNotesPlan: SchemaMigrationPlan {
     }
 }
 
+/// A downgrade as an open-source code base tests one: the same versions, with a stage from the
+/// latest back to the first.
+enum DowngradingNotesPlan: SchemaMigrationPlan {
+    static let runs = StageRuns()
+    static var schemas: [any VersionedSchema.Type] { NotesPlan.schemas }
+    static var stages: [MigrationStage] {
+        NotesPlan.stages + [
+            .custom(
+                fromVersion: NotesV3.self, toVersion: NotesV1.self,
+                willMigrate: { _ in runs.willMigrate.add(1, ordering: .relaxed) },
+                didMigrate: { _ in runs.didMigrate.add(1, ordering: .relaxed) })
+        ]
+    }
+}
+
 /// Versioned schemas and migration plans, as in SwiftData, on on-disk stores.
 @Suite(.serialized) struct MigrationPlanTests {
     func v1Store() throws -> TemporaryStore {
@@ -179,5 +194,37 @@ enum FailingNotesPlan: SchemaMigrationPlan {
             return version == "9.0.0" && reason.contains("newer")
         }
         #expect(try store.sql("SELECT value FROM _modelkit_store WHERE key = 'version'") == [["9.0.0"]])
+    }
+
+    /// The version the store records and the shape of its `Note` table.
+    func recordedVersionAndColumns(_ store: TemporaryStore) throws -> ([[String]], [[String]]) {
+        (try store.sql("SELECT value FROM _modelkit_store WHERE key = 'version'"), try store.sql("SELECT name FROM pragma_table_info('Note') ORDER BY name"))
+    }
+
+    func isBackwardMigration(_ error: any Error, from: String, to: String) -> Bool {
+        guard (error as? SwiftDataError) == .backwardMigration, case .backwardMigration(from, to)? = modelKitError(error) else { return false }
+        return true
+    }
+
+    @Test func aPlanWithAStageBackToAnEarlierVersionIsRefusedBeforeTheStoreIsTouched() throws {
+        let store = try v1Store()
+        _ = try migrated(store)
+        let before = try recordedVersionAndColumns(store)
+        #expect {
+            try ModelContainer(for: NotesV1.Note.self, migrationPlan: DowngradingNotesPlan.self, configurations: ModelConfiguration(url: store.url))
+        } throws: { isBackwardMigration($0, from: "3.0.0", to: "1.0.0") }
+        #expect(try recordedVersionAndColumns(store) == before)
+        #expect(DowngradingNotesPlan.runs.willMigrate.load(ordering: .relaxed) == 0 && DowngradingNotesPlan.runs.didMigrate.load(ordering: .relaxed) == 0)
+        #expect(try ModelContext(try migrated(store)).fetchCount(FetchDescriptor<NotesV3.Note>()) == 2, "the store still opens at its version")
+    }
+
+    @Test func aContainerOnAnEarlierVersionThanTheStoresIsRefusedUntouched() throws {
+        let store = try v1Store()
+        _ = try migrated(store)
+        let before = try recordedVersionAndColumns(store)
+        #expect {
+            try ModelContainer(for: NotesV1.Note.self, migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: store.url))
+        } throws: { isBackwardMigration($0, from: "3.0.0", to: "1.0.0") }
+        #expect(try recordedVersionAndColumns(store) == before)
     }
 }
