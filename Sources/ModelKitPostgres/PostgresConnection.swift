@@ -12,16 +12,8 @@ final class PostgresConnection: DatabaseConnection {
     private(set) var session = 0
     private var statementCount = 0
     var changes = 0
-    /// Announcements of the transaction under way, sent when it commits.
-    private var announcements: [String] = []
-    /// The statements that start the transaction under way, held back by ``begin(_:)`` and sent
-    /// with its first statement: in the same query string, or in one pipeline with a prepared
-    /// statement. A transaction then costs no round trip of its own. Empty once sent.
-    private var heldBegin: [String] = []
-    /// Whether a transaction's start was sent and its end was not: a connection that drops then
-    /// is not reconnected until the transaction is rolled back, so that no statement of it runs
-    /// on a new connection, outside it.
-    private var isTransactionOpen = false
+    /// The transaction under way: its held start, its announcements, whether it is open.
+    private var transaction = PostgresTransactionState()
 
     /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
     /// store's PostgreSQL schema, created if missing).
@@ -77,44 +69,38 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     func begin(_ sql: String) throws {
-        heldBegin = sql.components(separatedBy: "; ")
+        transaction.begin(sql)
     }
 
     /// The held statements that start the transaction, to send now ahead of the next statement.
     func takeHeldBegin() -> [String] {
-        defer { heldBegin = [] }
-        if !heldBegin.isEmpty { isTransactionOpen = true }
-        return heldBegin
+        transaction.takeOpening()
     }
 
     var isInTransaction: Bool {
-        guard heldBegin.isEmpty else { return true }
+        transaction.isInTransaction(serverInTransaction: serverInTransaction)
+    }
+
+    private var serverInTransaction: Bool {
         let status = PQtransactionStatus(connection)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
     /// Held for ``commit()``, which sends it right after the `COMMIT`, in the same round trip;
-    /// sent at once outside a transaction.
-    /// Not inside the transaction: a `NOTIFY` takes a lock on the server's notification queue
-    /// until its transaction ends, so notifying transactions would commit (and wait for their
-    /// commit record to be flushed) one at a time, across every instance.
+    /// sent at once outside a transaction (see ``PostgresTransactionState``).
     func notify(_ channel: String, payload: String) throws {
         let sql = "SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))"
-        guard isInTransaction else { return try run(sql) }
-        announcements.append(sql)
+        if transaction.announce(sql, serverInTransaction: serverInTransaction) == .sendNow { try run(sql) }
     }
 
     /// Never reconnects: a transaction on a dropped connection is gone, and a `COMMIT` on a new
     /// one would report success for writes that were never made. The announcements follow the
-    /// `COMMIT` in the same query string, each in a transaction of its own; once the `COMMIT`
-    /// succeeded, an announcement that fails is dropped (the data is saved, and the payloads are
-    /// within PostgreSQL's limit).
+    /// `COMMIT` in the same query string; once the `COMMIT` succeeded, an announcement that fails
+    /// is dropped (the data is saved, and the payloads are within PostgreSQL's limit).
     func commit() throws {
-        let announced = announcements
-        announcements = []
-        let opening = takeHeldBegin()
-        try send(opening + ["COMMIT"] + announced, committingAt: opening.count)
-        isTransactionOpen = false
+        let ending = transaction.commit()
+        try send(ending.statements, committingAt: ending.commitIndex)
+        transaction.ended()
     }
 
     /// Sends `statements` as one query string. An error up to the `COMMIT` at `commit` (the
@@ -128,37 +114,31 @@ final class PostgresConnection: DatabaseConnection {
         guard PQsendQuery(connection, sql) == 1 else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
         }
-        var index = 0
+        var reader = PostgresResultReader(kept: commit, checked: commit + 1)
         var failure: PostgresError?
-        var committed = false
+        var index = 0
         while let result = PQgetResult(connection) {
-            defer {
-                PQclear(result)
-                index += 1
-            }
-            guard index <= commit, failure == nil else { continue }
-            let status = PQresultStatus(result)
-            guard status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK else {
-                failure = error(from: result, sql: statements[index])
-                continue
-            }
-            if index == commit { committed = true }
+            if reader.read(command: index, Self.status(of: result)) == .fail { failure = error(from: result, sql: statements[index]) }
+            PQclear(result)
+            index += 1
         }
-        if let failure { throw failure }
-        guard committed else { throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT") }
+        switch reader.outcome(synced: true) {
+        case .success: return
+        case .failed: throw failure!
+        case .incomplete: throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: "COMMIT")
+        }
+    }
+
+    private static func status(of result: OpaquePointer) -> PostgresResultReader.Status {
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK: .succeeded
+        case PGRES_PIPELINE_ABORTED: .aborted
+        default: .failed
+        }
     }
 
     func rollback() throws {
-        announcements = []
-        // A transaction whose start was never sent has nothing to roll back, and one whose
-        // connection dropped was rolled back by the server.
-        guard heldBegin.isEmpty else {
-            heldBegin = []
-            return
-        }
-        defer { isTransactionOpen = false }
-        guard PQstatus(connection) == CONNECTION_OK else { return }
-        try run("ROLLBACK")
+        if transaction.rollback(connected: PQstatus(connection) == CONNECTION_OK) == .sendRollback { try run("ROLLBACK") }
     }
 
     /// `text` as a string literal, quoted by libpq for this connection's encoding.
@@ -185,7 +165,7 @@ final class PostgresConnection: DatabaseConnection {
     /// Reconnects if the connection dropped since the last operation.
     func ensureConnected() throws {
         guard PQstatus(connection) != CONNECTION_OK else { return }
-        guard !isTransactionOpen else {
+        guard transaction.afterDrop == .reconnect else {
             throw PostgresError(
                 kind: .connectionLost, message: "the connection dropped inside a transaction, which the server rolled back")
         }
@@ -247,19 +227,18 @@ final class PostgresConnection: DatabaseConnection {
         guard PQpipelineSync(connection) == 1 else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
+        var reader = PostgresResultReader(kept: kept, checked: checked)
         var failure: PostgresError?
         var result: OpaquePointer?
         for (index, command) in commands.enumerated() {
             // Each command's results end with a null one.
             while let next = PQgetResult(connection) {
-                let status = PQresultStatus(next)
-                if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK {
-                    if index == kept, result == nil {
-                        result = next
-                        continue
-                    }
-                } else if status != PGRES_PIPELINE_ABORTED, index < checked, failure == nil {
-                    failure = error(from: next, sql: command.sql)
+                switch reader.read(command: index, Self.status(of: next)) {
+                case .keep:
+                    result = next
+                    continue
+                case .fail: failure = error(from: next, sql: command.sql)
+                case .discard: break
                 }
                 PQclear(next)
             }
@@ -267,15 +246,16 @@ final class PostgresConnection: DatabaseConnection {
         let synced = PQgetResult(connection)
         let isSync = synced.map { PQresultStatus($0) == PGRES_PIPELINE_SYNC } ?? false
         if let synced { PQclear(synced) }
-        if let failure {
+        switch reader.outcome(synced: isSync) {
+        case .success:
+            return result!
+        case .failed:
             if let result { PQclear(result) }
-            throw failure
-        }
-        guard isSync, let result else {
+            throw failure!
+        case .incomplete:
             if let result { PQclear(result) }
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
-        return result
     }
 
     /// Runs `statement` bound to `values` as the transaction's last statement, then `COMMIT` and
@@ -285,10 +265,9 @@ final class PostgresConnection: DatabaseConnection {
         guard let statement = statement as? PostgresStatement else {
             return try commitAfterRunning(statement, values: values)
         }
-        let announced = announcements
-        announcements = []
-        let row = try statement.runThenCommit(values, opening: takeHeldBegin(), then: ["COMMIT"] + announced)
-        isTransactionOpen = false
+        let ending = transaction.commit()
+        let row = try statement.runThenCommit(values, opening: ending.opening, then: ending.trailing)
+        transaction.ended()
         return row
     }
 
