@@ -44,6 +44,11 @@ extension ModelContainer {
     }
 }
 
+extension ModelContainer {
+    /// How many `perform` calls wait for a request thread: for tests that need one queued.
+    package var queuedRequests: Int { requestThreads.queued }
+}
+
 /// One `perform` call: its continuation, resumed once, by the work or by a cancellation that
 /// came before the work started.
 private final class PerformJob<Result: Sendable>: Sendable {

@@ -19,10 +19,12 @@ final class RequestThreads: Sendable {
     /// The threads' name, as debuggers and `top -H` show it (Linux keeps 15 characters).
     static let threadName = "modelkit-perfm"
 
-
     init(limit: Int) {
         self.limit = max(1, limit)
     }
+
+    /// How many jobs wait for a thread.
+    var queued: Int { state.withLock { $0.jobs.count } }
 
     /// Runs `job` on one of the threads, starting one if all are busy and fewer than the limit run.
     func run(_ job: @escaping @Sendable () -> Void) {

@@ -60,7 +60,7 @@ struct PostgresConcurrentSaveTests {
             (context.model(for: locked) as? TodoItem)?.title = "after the lock"
             try context.save()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        try database.waitForALockWait()
         let inserting = failures.onThread {
             let context = ModelContext(container)
             context.insert(TodoItem(title: "needs no lock"))
@@ -129,7 +129,7 @@ struct PostgresConcurrentSaveTests {
             (context.model(for: second) as? TodoItem)?.title = "second, saved"
             try context.save()
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        try database.waitForALockWait()
         // The other program now waits for `first`, which the save holds: a deadlock.
         let updating = failures.onThread {
             try other.execute(#"UPDATE "TodoItem" SET "priority" = 2 WHERE "title" = 'first'"#)

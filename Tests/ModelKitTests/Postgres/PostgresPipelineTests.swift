@@ -64,7 +64,6 @@ struct PostgresPipelineTests {
         context.statementTrace = { sql in
             guard sql.hasSuffix("COMMIT") else { return }
             try? database.dropConnections(instance: 1)
-            Thread.sleep(forTimeInterval: 0.2)
         }
         context.insert(TodoItem(title: "once"))
         #expect {
@@ -97,7 +96,6 @@ struct PostgresPipelineTests {
             statements += 1
             guard statements == 2 else { return }
             try? database.dropConnections(instance: 1)
-            Thread.sleep(forTimeInterval: 0.2)
         }
         #expect {
             try context.save()

@@ -57,9 +57,27 @@ final class PostgresTestDatabase: Sendable {
         return rows
     }
 
-    /// Ends every connection instance `instance` has, as a server restart would.
+    /// Ends every connection instance `instance` has, as a server restart would, and returns
+    /// once their server processes are gone (termination is asynchronous).
     func dropConnections(instance: Int) throws {
         try execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))'")
+        try waitFor("instance \(instance)'s connections to end", "SELECT 1 FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))'", rows: 0)
+    }
+
+    /// Returns once one of instance `instance`'s connections waits for a lock another holds.
+    func waitForALockWait(instance: Int = 1) throws {
+        try waitFor(
+            "a connection of instance \(instance) to wait for a lock",
+            "SELECT 1 FROM pg_stat_activity WHERE application_name = '\(applicationName(instance: instance))' AND wait_event_type = 'Lock'", rows: 1)
+    }
+
+    /// Polls `sql` until it returns `rows` rows; throws after 30 seconds.
+    private func waitFor(_ what: String, _ sql: String, rows expected: Int) throws {
+        let deadline = Date().addingTimeInterval(30)
+        while try rows(sql).count != expected {
+            guard Date() < deadline else { throw PostgresError(kind: .statementFailed, message: "timed out waiting for \(what)") }
+            usleep(5_000)
+        }
     }
 
     /// Runs `body` while a transaction that ran `sql` in the test's schema, outside ModelKit, is

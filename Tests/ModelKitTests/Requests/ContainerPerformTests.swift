@@ -54,7 +54,7 @@ private final class Counts: Sendable {
         }
         while counts.holding.load(ordering: .relaxed) < 2 * ProcessInfo.processInfo.activeProcessorCount { try await Task.sleep(for: .milliseconds(5)) }
         let waiting = Task { try await container.perform { _ in counts.ran.store(true, ordering: .relaxed) } }
-        try await Task.sleep(for: .milliseconds(20))
+        while container.queuedRequests == 0 { await Task.yield() }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         for _ in holders { release.signal() }
