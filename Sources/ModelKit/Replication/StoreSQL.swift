@@ -4,8 +4,14 @@
 package struct StoreSQL {
     let connection: Connection
 
-    /// Whether the store is PostgreSQL (else SQLite), for the little DDL that differs.
-    package var isPostgres: Bool { connection.dialect == .postgres }
+    /// The store's dialect, for the little that differs: column types, the setup lock, values.
+    package var dialect: SQLDialect { connection.dialect }
+
+    /// Keeps other connections that take lock `key` out of their setup until the transaction
+    /// ends, where the dialect needs it (``SQLDialect/Catalog/setupLock``).
+    package func lockForSetup(_ key: Int64) throws {
+        if let lock = dialect.catalog.setupLock { try run(lock, [.integer(key)]) }
+    }
 
     /// Runs statements without parameters.
     package func execute(_ sql: String) throws {

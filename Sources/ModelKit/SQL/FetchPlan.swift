@@ -57,7 +57,7 @@ struct FetchPlan {
     /// sort's columns where the dialect orders as stored values compare. Nil when the sort does
     /// not translate, or the dialect orders otherwise.
     var orderInMemory: [(column: Int, ascending: Bool)]? {
-        guard let storedOrder, storedOrder.isEmpty || dialect.ordersAsStoredValuesCompare else { return nil }
+        guard let storedOrder, storedOrder.isEmpty || dialect.values.ordersAsStoredValuesCompare else { return nil }
         return storedOrder
     }
 
@@ -147,6 +147,6 @@ struct FetchPlan {
 
     /// The values of `LIMIT ? OFFSET ?`: no limit is -1 to SQLite, NULL to PostgreSQL.
     private var pagingBindings: [SQLValue] {
-        [fetchLimit.map { .integer(Int64($0)) } ?? dialect.noLimit, .integer(Int64(fetchOffset ?? 0))]
+        [fetchLimit.map { .integer(Int64($0)) } ?? dialect.values.noLimit, .integer(Int64(fetchOffset ?? 0))]
     }
 }

@@ -11,7 +11,7 @@ struct HistoryQuery {
     var limitsInSQL: Bool { filtersInSQL && sortsInSQL }
 
     /// - Parameter bound: where tokens commit out of order, the first token not yet settled
-    ///   (``SQLDialect/historySettledBound``): the read stops below it.
+    ///   (``SQLDialect/HistoryRecording/settledBound``): the read stops below it.
     init(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>, storeIdentifier: String, dialect: SQLDialect, settledBelow bound: Int64? = nil) throws {
         let columns = HistorySQL.columns(storeIdentifier: storeIdentifier)
         var condition: PredicateTerm?

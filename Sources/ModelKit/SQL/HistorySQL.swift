@@ -9,7 +9,7 @@ enum HistorySQL {
         let text = dialect.columnType(.text)
         return """
             CREATE TABLE IF NOT EXISTS \(table) (
-                "token" \(dialect.historyTokenDefinition), "timestamp" \(dialect.columnType(.real)) NOT NULL, "author" \(text),
+                "token" \(dialect.history.tokenDefinition), "timestamp" \(dialect.columnType(.real)) NOT NULL, "author" \(text),
                 "bundle" \(text) NOT NULL, "process" \(text) NOT NULL, "changes" \(dialect.columnType(.blob)) NOT NULL)
             """
     }
@@ -35,23 +35,6 @@ enum HistorySQL {
     static let select = #"SELECT "token", "timestamp", "author", "bundle", "process", "changes" FROM _modelkit_history"#
     /// The tokens and changes after the token bound, in order.
     static let changesAfter = #"SELECT "token", "changes" FROM _modelkit_history WHERE "token" > ? ORDER BY "token""#
-    /// PostgreSQL stores made before tokens were transaction ids: one row, `YES`, while the
-    /// token is an identity column.
-    static let tokenIsIdentity = """
-        SELECT is_identity::text FROM information_schema.columns
-        WHERE table_schema = current_schema() AND table_name = '\(table)' AND column_name = 'token'
-        """
-    /// Makes the history's tokens PostgreSQL transaction ids (see
-    /// ``SQLDialect/historyTokenDefinition``), in place of an identity column.
-    static let makeTokensTransactionIDs = """
-        ALTER TABLE \(table) ALTER COLUMN "token" DROP IDENTITY,
-        ALTER COLUMN "token" SET DEFAULT (\(SQLDialect.currentTransactionID))
-        """
-    /// Keeps every other connection out of the history until the transaction ends.
-    static let lockTable = "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"
-    /// The largest token and the current transaction id.
-    static let largestTokenAndTransactionID =
-        "SELECT coalesce(max(\"token\"), 0), \(SQLDialect.currentTransactionID) FROM \(table)"
     /// Deletes every transaction.
     static let deleteAll = "DELETE FROM \(table)"
 

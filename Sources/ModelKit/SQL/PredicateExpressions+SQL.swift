@@ -120,9 +120,9 @@ private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool,
     let dialect = translator.dialect
     let left = translator.value(lhs)
     let right = translator.value(rhs)
-    let op = isEqual ? dialect.nullSafeEqual : dialect.nullSafeNotEqual
+    let op = isEqual ? dialect.spelling.nullSafeEqual : dialect.spelling.nullSafeNotEqual
     var comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(op))
-    if isEqual, dialect.indexesServeOnlyPlainEquality, left.isNonNullConstant || right.isNonNullConstant {
+    if isEqual, dialect.values.indexesServeOnlyPlainEquality, left.isNonNullConstant || right.isNonNullConstant {
         // PostgreSQL's indexes serve `=`, not `IS NOT DISTINCT FROM`. Against a value that is not
         // NULL, `a = v AND a IS NOT NULL` is the same test, false (never NULL) when `a` is NULL.
         let other = left.isNonNullConstant ? right : left
@@ -338,7 +338,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable where RHS: SQLT
 
 extension PredicateTerm {
     /// A condition made of `parts`, as ``compose(_:_:type:)`` makes it.
-    static func condition(_ template: StaticString, _ parts: PredicateTerm...) -> PredicateTerm {
+    package static func condition(_ template: StaticString, _ parts: PredicateTerm...) -> PredicateTerm {
         var result = composeArray(template, parts)
         result.isCondition = true
         return result

@@ -80,7 +80,7 @@ struct PredicateSQL {
     /// `fragment` where a condition is expected (`WHERE`, `AND`, `NOT`, `CASE WHEN`). A stored
     /// `Bool` is an integer; PostgreSQL wants a boolean there.
     func condition(_ fragment: PredicateTerm) -> PredicateTerm {
-        guard dialect.conditionsAreBooleans, !fragment.isCondition else { return fragment }
+        guard dialect.values.conditionsAreBooleans, !fragment.isCondition else { return fragment }
         var result = PredicateTerm.compose("($0 <> 0)", fragment)
         result.isCondition = true
         return result
@@ -89,7 +89,7 @@ struct PredicateSQL {
     /// `fragment` where a value is expected (an operand, a `CASE` branch): a condition becomes
     /// the integer a stored `Bool` is, nil staying nil.
     func value(_ fragment: PredicateTerm) -> PredicateTerm {
-        guard dialect.conditionsAreBooleans, fragment.isCondition else { return fragment }
+        guard dialect.values.conditionsAreBooleans, fragment.isCondition else { return fragment }
         return PredicateTerm.compose("(CASE WHEN $0 THEN 1 WHEN NOT $0 THEN 0 END)", fragment, type: Bool.self)
     }
 
@@ -293,7 +293,7 @@ struct Untranslatable: Error, CustomStringConvertible, Sendable {
 
 /// A translated predicate expression or value: its ``SQL``, and what the translator knows of it
 /// (the storage of its type, the model it refers to, whether it is a condition).
-struct PredicateTerm: Equatable {
+package struct PredicateTerm: Equatable {
     var sql: SQL
     var text: String {
         get { sql.text }
@@ -320,7 +320,7 @@ struct PredicateTerm: Equatable {
     /// a `WHERE` of a bare `owner IN (…)` can be answered from an index on the owner column.
     var whenTrue: SQL?
 
-    init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
+    package init(_ text: String, bindings: [SQLValue] = [], type: Any.Type? = nil) {
         self.init(SQL(text: text, bindings: bindings), type: type)
     }
 
@@ -336,12 +336,12 @@ struct PredicateTerm: Equatable {
         return fragment
     }
 
-    static func == (lhs: PredicateTerm, rhs: PredicateTerm) -> Bool {
+    package static func == (lhs: PredicateTerm, rhs: PredicateTerm) -> Bool {
         lhs.sql == rhs.sql
     }
 
     /// Joins terms into one, as ``SQL/compose(_:_:)`` joins their SQL.
-    static func compose(_ template: StaticString, _ parts: PredicateTerm..., type: Any.Type? = nil) -> PredicateTerm {
+    package static func compose(_ template: StaticString, _ parts: PredicateTerm..., type: Any.Type? = nil) -> PredicateTerm {
         composeArray(template, parts, type: type)
     }
 

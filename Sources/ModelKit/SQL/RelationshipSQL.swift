@@ -39,7 +39,7 @@ enum RelationshipSQL {
         guard let condition else {
             // SQLite truncates a table on a bare DELETE: the keys are read first. Elsewhere one
             // DELETE returns them, in one round trip.
-            guard dialect.truncatesOnBareDelete else {
+            guard dialect.values.truncatesOnBareDelete else {
                 return [.statement(deleting: "DELETE FROM \(table) RETURNING \(pk)", selecting: entity.sql.selectPrimaryKeys)]
             }
             return [.everyKey, .statement(deleting: "DELETE FROM \(table)", selecting: "SELECT 1 WHERE 1 = 0")]

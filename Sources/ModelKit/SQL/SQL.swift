@@ -56,7 +56,7 @@ extension String {
     }
 
     /// The string as a quoted SQL string literal.
-    var sqlLiteral: String {
+    package var sqlLiteral: String {
         "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

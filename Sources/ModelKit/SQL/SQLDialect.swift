@@ -1,22 +1,289 @@
 import Foundation
 
-/// Where the SQL of SQLite and PostgreSQL differ, in one place: column types and keys, catalog
-/// queries, transactions, and the functions and operators predicates translate to. Everything
-/// else ModelKit writes is SQL both accept: double-quoted identifiers, `INSERT … ON CONFLICT`,
-/// `RETURNING`, `LIMIT … OFFSET`. Generators write parameters as `?`, so that parts compose
-/// without renumbering; the dialect spells them its own way once a statement is whole
-/// (``spellingParameters(of:)``), when the store prepares it.
-package enum SQLDialect: Sendable {
-    case sqlite
-    case postgres
+/// How a database differs from the SQL ModelKit writes for every database, as a value its driver
+/// builds: strategies (how keys are assigned, how rows are batched, what a failed statement
+/// needs, how history is recorded) and the spelling of types, catalog queries and the functions
+/// predicates translate to. SQLite's is ``sqlite``, beside its driver; ModelKitPostgres builds
+/// PostgreSQL's. Everything else ModelKit writes is SQL both accept: double-quoted identifiers,
+/// `INSERT … ON CONFLICT`, `RETURNING`, `LIMIT … OFFSET`. Generators write parameters as `?`, so
+/// that parts compose without renumbering; the dialect spells them its own way once a statement
+/// is whole (``spellingParameters(of:)``), when the store prepares it.
+package struct SQLDialect: Sendable, Hashable {
+    /// The database's name, for messages; dialects are equal by name (each driver builds one,
+    /// once), so that translations cached for one are not used for another.
+    package let name: String
+    package let keys: KeyAssignment
+    package let batching: Batching
+    package let failedStatements: FailedStatements
+    package let history: HistoryRecording
+    package let catalog: Catalog
+    package let values: ValueRules
+    package let spelling: Spelling
 
-    // MARK: Parameters
+    package init(
+        name: String, keys: KeyAssignment, batching: Batching, failedStatements: FailedStatements, history: HistoryRecording, catalog: Catalog,
+        values: ValueRules, spelling: Spelling
+    ) {
+        self.name = name
+        self.keys = keys
+        self.batching = batching
+        self.failedStatements = failedStatements
+        self.history = history
+        self.catalog = catalog
+        self.values = values
+        self.spelling = spelling
+    }
+
+    package static func == (lhs: SQLDialect, rhs: SQLDialect) -> Bool { lhs.name == rhs.name }
+    package func hash(into hasher: inout Hasher) { hasher.combine(name) }
+
+    // MARK: Strategies
+
+    /// How new rows get their keys. Keys are never reused, so that a key a context still holds
+    /// for a deleted row can never name a newer one.
+    package struct KeyAssignment: Sendable {
+        /// The primary key column of a model's table.
+        package var primaryKeyDefinition: String
+        /// The type of the join tables' key columns.
+        package var keyType: String
+        /// Whether the engine hands out new rows' keys (``RowKeyDispenser``) rather than the database.
+        package var handsOut: Bool
+        /// Whether an insert returns its row's key (`RETURNING "_pk"`) rather than the connection
+        /// telling it afterwards.
+        package var insertReturnsKey: Bool
+        /// Where the database makes keys, a statement taking as many new keys of the table (its
+        /// SQL literal, the argument) as the bound count: a save inserting many rows gets their
+        /// keys in one round trip. Nil where the engine hands keys out.
+        package var reserve: (@Sendable (_ tableLiteral: String) -> String)?
+
+        package init(
+            primaryKeyDefinition: String, keyType: String, handsOut: Bool, insertReturnsKey: Bool,
+            reserve: (@Sendable (_ tableLiteral: String) -> String)?
+        ) {
+            self.primaryKeyDefinition = primaryKeyDefinition
+            self.keyType = keyType
+            self.handsOut = handsOut
+            self.insertReturnsKey = insertReturnsKey
+            self.reserve = reserve
+        }
+    }
+
+    /// How a save writes many rows: in multi-row statements where each statement is a round trip.
+    package struct Batching: Sendable {
+        /// Whether inserts of many rows of an entity go in multi-row statements with keys taken
+        /// ahead (``InsertBatches``).
+        package var inserts: Bool
+        /// Whether updates of many rows go in `UPDATE … FROM (VALUES …)` statements (``UpdateBatches``).
+        package var updates: Bool
+        /// The most values one multi-row statement binds, and the most rows it takes.
+        package var maximumValues: Int
+        package var maximumRows: Int
+
+        package init(inserts: Bool, updates: Bool, maximumValues: Int, maximumRows: Int) {
+            self.inserts = inserts
+            self.updates = updates
+            self.maximumValues = maximumValues
+            self.maximumRows = maximumRows
+        }
+
+        /// How many rows of `columns` values one multi-row statement takes.
+        package func rowsPerBatch(columns: Int) -> Int {
+            min(maximumRows, maximumValues / columns)
+        }
+    }
+
+    /// What a statement that may fail on purpose (an upsert meeting a constraint) needs.
+    package enum FailedStatements: Sendable {
+        /// Nothing: the transaction goes on after it (SQLite).
+        case leaveTheTransactionUsable
+        /// A savepoint around it: a failure aborts the whole transaction (PostgreSQL).
+        case abortTheTransaction
+    }
+
+    /// How the history table's tokens are made, and how a save records its transaction.
+    package struct HistoryRecording: Sendable {
+        /// The history table's key column.
+        package var tokenDefinition: String
+        /// The newest token given out, deleted or not: one integer, or no row.
+        package var newestToken: String
+        /// Starts a write transaction that records history.
+        package var begin: String
+        /// Whether a save's history insert goes with its `COMMIT`, in one round trip
+        /// (``DatabaseConnection/commit(after:values:)``).
+        package var foldsIntoCommit: Bool
+        /// The first token not yet settled, where a transaction with a smaller token can commit
+        /// after one with a larger token (concurrent writers): a reader following tokens stops
+        /// below it. One integer; nil where one writer commits in token order.
+        package var settledBound: String?
+        /// Moves a history made by an older build to this dialect's tokens; nil where none did.
+        package var legacyTokens: LegacyTokens?
+
+        package init(tokenDefinition: String, newestToken: String, begin: String, foldsIntoCommit: Bool, settledBound: String?, legacyTokens: LegacyTokens?) {
+            self.tokenDefinition = tokenDefinition
+            self.newestToken = newestToken
+            self.begin = begin
+            self.foldsIntoCommit = foldsIntoCommit
+            self.settledBound = settledBound
+            self.legacyTokens = legacyTokens
+        }
+
+        /// Whether transactions can commit out of token order.
+        package var tokensCommitOutOfOrder: Bool { settledBound != nil }
+    }
+
+    /// The statements that move a history whose tokens an older build made otherwise (see
+    /// ``HistoryTable/upgradeTokens(in:)``).
+    package struct LegacyTokens: Sendable {
+        /// One row, `YES`, while the history has the old tokens.
+        package var isLegacy: String
+        /// Keeps every other connection out of the history until the transaction ends.
+        package var lock: String
+        /// The largest old token and the first new one: the move is safe if the first is smaller.
+        package var largestAndNext: String
+        /// Makes the tokens new ones.
+        package var convert: String
+
+        package init(isLegacy: String, lock: String, largestAndNext: String, convert: String) {
+            self.isLegacy = isLegacy
+            self.lock = lock
+            self.largestAndNext = largestAndNext
+            self.convert = convert
+        }
+    }
+
+    /// Queries of the database's catalog.
+    package struct Catalog: Sendable {
+        /// The names of the database's tables, sorted: one text column.
+        package var tableNames: String
+        /// One row if the table named by the parameter exists.
+        package var tableExists: String
+        /// The column names of the table named by the parameter.
+        package var columnNames: String
+        /// The names of the indexes made on the table named by the parameter (not its key's).
+        package var indexNames: String
+        /// Keeps other connections' setups out until the transaction ends, where processes may
+        /// create the same tables at once: takes the lock numbered by the parameter. Nil where a
+        /// write transaction already keeps them out (SQLite's `BEGIN IMMEDIATE`).
+        package var setupLock: String?
+
+        package init(tableNames: String, tableExists: String, columnNames: String, indexNames: String, setupLock: String?) {
+            self.tableNames = tableNames
+            self.tableExists = tableExists
+            self.columnNames = columnNames
+            self.indexNames = indexNames
+            self.setupLock = setupLock
+        }
+    }
+
+    /// How the database treats values and conditions.
+    package struct ValueRules: Sendable {
+        /// Whether text can hold a NUL character. Where it cannot, such a value is refused before
+        /// the save writes anything.
+        package var textHoldsNUL: Bool
+        /// Whether the database orders rows as ``SQLValue``'s own comparison of their stored
+        /// values does, so that unsaved models can be placed among stored rows.
+        package var ordersAsStoredValuesCompare: Bool
+        /// The value of `LIMIT ?` that sets no limit.
+        package var noLimit: SQLValue
+        /// Whether a bare `DELETE FROM <table>` returns no keys and truncates, so that a batch
+        /// delete of every row reads the keys first, rather than deleting with `RETURNING`.
+        package var truncatesOnBareDelete: Bool
+        /// What an upsert's `RETURNING` adds after the key to tell whether it inserted the row (1)
+        /// or updated a stored one (0), where the database can say.
+        package var upsertInsertedColumn: String?
+        /// Whether `INSERT` accepts several `ON CONFLICT` clauses, one per unique constraint.
+        package var allowsSeveralConflictTargets: Bool
+        /// Whether a condition (`WHERE`, `AND`, `CASE WHEN`) must be a boolean, so that a stored
+        /// `Bool`, an integer, is compared with 0 there, and a condition used as a value becomes
+        /// an integer again.
+        package var conditionsAreBooleans: Bool
+        /// Whether indexes serve `=` but not the null-safe equality, so that an equality with a
+        /// value that is not NULL is better written `=`.
+        package var indexesServeOnlyPlainEquality: Bool
+
+        package init(
+            textHoldsNUL: Bool, ordersAsStoredValuesCompare: Bool, noLimit: SQLValue, truncatesOnBareDelete: Bool, upsertInsertedColumn: String?,
+            allowsSeveralConflictTargets: Bool, conditionsAreBooleans: Bool, indexesServeOnlyPlainEquality: Bool
+        ) {
+            self.textHoldsNUL = textHoldsNUL
+            self.ordersAsStoredValuesCompare = ordersAsStoredValuesCompare
+            self.noLimit = noLimit
+            self.truncatesOnBareDelete = truncatesOnBareDelete
+            self.upsertInsertedColumn = upsertInsertedColumn
+            self.allowsSeveralConflictTargets = allowsSeveralConflictTargets
+            self.conditionsAreBooleans = conditionsAreBooleans
+            self.indexesServeOnlyPlainEquality = indexesServeOnlyPlainEquality
+        }
+    }
+
+    /// How the database spells types, parameters, names and the functions predicates use.
+    package struct Spelling: Sendable {
+        /// The `i`th parameter (from 0), or nil where `?` stays as it is.
+        package var parameter: (@Sendable (Int) -> String)?
+        /// The declared type of a column with an affinity.
+        package var columnType: @Sendable (ColumnAffinity) -> String
+        /// The type of values with an affinity, as a `CAST` names it.
+        package var valueType: @Sendable (ColumnAffinity) -> String
+        /// A parameter for a value stored with an affinity (or of no known affinity).
+        package var typedParameter: @Sendable (ColumnAffinity?) -> String
+        /// A name for a table or index the database accepts.
+        package var identifier: @Sendable (String) -> String
+        /// Starts a write transaction.
+        package var beginTransaction: String
+        /// `==` and `!=` with nil equal to nil.
+        package var nullSafeEqual: String
+        package var nullSafeNotEqual: String
+        /// The floating-point sum of a column, 0 over no rows.
+        package var total: @Sendable (String) -> String
+        /// Whether a floating-point value is NaN.
+        package var isNaN: @Sendable (PredicateTerm) -> PredicateTerm
+        /// Whether a floating-point operand of a comparison is not NaN, for `comparison AND` this.
+        package var isNotNaN: @Sendable (PredicateTerm) -> PredicateTerm
+        /// The 1-based position of a needle (second) in a text (first), 0 when it is not there.
+        package var position: @Sendable (_ text: PredicateTerm, _ needle: PredicateTerm) -> PredicateTerm
+        /// Whether a text (first) contains a needle (second) as `String.localizedStandardContains`
+        /// says, or nil when the database cannot give Swift's exact answer.
+        package var localizedStandardContains: @Sendable (_ text: PredicateTerm, _ needle: PredicateTerm) -> PredicateTerm?
+        /// An element `IN` a list bound as one JSON array parameter, of an affinity, with blobs or not.
+        package var membership: @Sendable (_ element: PredicateTerm, _ array: PredicateTerm, ColumnAffinity, _ hasBlobs: Bool) -> PredicateTerm
+        /// A constant, typed so that the database reports its column's type.
+        package var literal: @Sendable (SQLValue) -> String
+
+        package init(
+            parameter: (@Sendable (Int) -> String)?, columnType: @escaping @Sendable (ColumnAffinity) -> String,
+            valueType: @escaping @Sendable (ColumnAffinity) -> String, typedParameter: @escaping @Sendable (ColumnAffinity?) -> String,
+            identifier: @escaping @Sendable (String) -> String, beginTransaction: String, nullSafeEqual: String, nullSafeNotEqual: String,
+            total: @escaping @Sendable (String) -> String, isNaN: @escaping @Sendable (PredicateTerm) -> PredicateTerm,
+            isNotNaN: @escaping @Sendable (PredicateTerm) -> PredicateTerm,
+            position: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm,
+            localizedStandardContains: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm?,
+            membership: @escaping @Sendable (PredicateTerm, PredicateTerm, ColumnAffinity, Bool) -> PredicateTerm,
+            literal: @escaping @Sendable (SQLValue) -> String
+        ) {
+            self.parameter = parameter
+            self.columnType = columnType
+            self.valueType = valueType
+            self.typedParameter = typedParameter
+            self.identifier = identifier
+            self.beginTransaction = beginTransaction
+            self.nullSafeEqual = nullSafeEqual
+            self.nullSafeNotEqual = nullSafeNotEqual
+            self.total = total
+            self.isNaN = isNaN
+            self.isNotNaN = isNotNaN
+            self.position = position
+            self.localizedStandardContains = localizedStandardContains
+            self.membership = membership
+            self.literal = literal
+        }
+    }
+
+    // MARK: Spelling, as generators call it
 
     /// `sql`, whose parameters are written `?`, with the dialect's own parameters, and how many
-    /// there are. SQLite reads `?` as it is; PostgreSQL numbers them `$1`, `$2`, … in order.
-    /// A `?` inside a quoted string or identifier is text, not a parameter.
+    /// there are. A `?` inside a quoted string or identifier is text, not a parameter.
     func spellingParameters(of sql: String) -> (text: String, count: Int) {
-        Self.replacingParameters(of: sql, with: self == .sqlite ? nil : { "$\($0 + 1)" })
+        Self.replacingParameters(of: sql, with: spelling.parameter)
     }
 
     /// `sql` with its `?` parameters (not those inside a quoted string or identifier) replaced by
@@ -44,343 +311,27 @@ package enum SQLDialect: Sendable {
         return (replacement == nil ? sql : String(decoding: output, as: UTF8.self), count)
     }
 
-    // MARK: Tables
+    package func columnType(_ affinity: ColumnAffinity) -> String { spelling.columnType(affinity) }
+    func valueType(_ affinity: ColumnAffinity) -> String { spelling.valueType(affinity) }
+    func parameter(_ affinity: ColumnAffinity?) -> String { spelling.typedParameter(affinity) }
+    func identifier(_ name: String) -> String { spelling.identifier(name) }
+    func total(_ column: String) -> String { spelling.total(column) }
+    func isNaN(_ value: PredicateTerm) -> PredicateTerm { spelling.isNaN(value) }
+    func isNotNaN(comparing value: PredicateTerm) -> PredicateTerm { spelling.isNotNaN(value) }
+    func position(of needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm { spelling.position(text, needle) }
+    func literal(_ value: SQLValue) -> String { spelling.literal(value) }
 
-    /// The declared type of a column with `affinity`. PostgreSQL's text compares and sorts by
-    /// code point (`COLLATE "C"`), as SQLite's and Swift's do.
-    func columnType(_ affinity: ColumnAffinity) -> String {
-        self == .postgres && affinity == .text ? "TEXT COLLATE \"C\"" : valueType(affinity)
-    }
-
-    /// The type of values with `affinity`, as a `CAST` names it.
-    func valueType(_ affinity: ColumnAffinity) -> String {
-        switch (self, affinity) {
-        case (.sqlite, _): affinity.rawValue
-        case (.postgres, .integer): "BIGINT"
-        case (.postgres, .real): "DOUBLE PRECISION"
-        case (.postgres, .text): "TEXT"
-        case (.postgres, .blob): "BYTEA"
-        }
-    }
-
-    /// The primary key column of a model's table. Keys are never reused, so that a key a context
-    /// still holds for a deleted row can never name a newer one: PostgreSQL's identity column
-    /// never reuses one, and on SQLite the engine hands them out (see ``RowKeyDispenser``), since a plain
-    /// `INTEGER PRIMARY KEY` reuses the largest key once its row is deleted and `AUTOINCREMENT`
-    /// costs a write of `sqlite_sequence` per row. Tables made with `AUTOINCREMENT` keep it.
-    var primaryKeyDefinition: String {
-        switch self {
-        case .sqlite: "\(TableSQL.quotedPrimaryKey) INTEGER PRIMARY KEY"
-        case .postgres: "\(TableSQL.quotedPrimaryKey) BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
-        }
-    }
-
-    /// Whether the engine hands out new rows' keys (``RowKeyDispenser``) rather than the database.
-    var handsOutKeys: Bool { self == .sqlite }
-
-    /// Whether a save's history insert goes with its `COMMIT`, in one round trip
-    /// (``DatabaseConnection/commit(after:values:)``): where each statement is a round trip.
-    var foldsHistoryIntoCommit: Bool { self == .postgres }
-
-    /// Whether a save inserting many rows of an entity writes them in multi-row statements with
-    /// keys taken ahead (see ``InsertBatches``): where each statement is a round trip.
-    var batchesInserts: Bool { self == .postgres }
-
-    /// How many rows of `columns` values one multi-row statement takes (``InsertBatches``,
-    /// ``UpdateBatches``): up to 1,000, binding at most 7,000 values. PostgreSQL takes 65,535,
-    /// but libpq refuses a parameter description over 30,000 bytes (4 bytes a parameter), which
-    /// describing a prepared statement asks for.
-    func rowsPerBatch(columns: Int) -> Int {
-        min(1_000, 7_000 / columns)
-    }
-
-    /// Whether a save changing many rows writes them in `UPDATE … FROM (VALUES …)` statements of
-    /// many rows (see ``UpdateBatches``): where each statement is a round trip.
-    var batchesUpdates: Bool { self == .postgres }
-
-    /// Whether an insert returns its row's key (`RETURNING "_pk"`) rather than the connection
-    /// telling it afterwards.
-    var insertReturnsKey: Bool { self == .postgres }
-
-    /// Whether `INSERT` accepts several `ON CONFLICT` clauses, one per unique constraint.
-    var allowsSeveralConflictTargets: Bool { self == .sqlite }
-
-    /// Whether text can hold a NUL character. PostgreSQL's cannot: such a value is refused
-    /// before the save writes anything.
-    var textHoldsNUL: Bool { self == .sqlite }
-
-    /// Whether the database orders rows as ``SQLValue``'s own comparison of their stored values
-    /// does, so that unsaved models can be placed among stored rows by comparing stored values.
-    /// PostgreSQL's column types order some values otherwise.
-    var ordersAsStoredValuesCompare: Bool { self == .sqlite }
-
-    /// The value of `LIMIT ?` that sets no limit: -1 to SQLite, NULL to PostgreSQL.
-    var noLimit: SQLValue { self == .sqlite ? .integer(-1) : .null }
-
-    /// Whether a bare `DELETE FROM <table>` returns no keys and truncates (SQLite), so that a batch
-    /// delete of every row reads the keys first, rather than deleting with `RETURNING`.
-    var truncatesOnBareDelete: Bool { self == .sqlite }
-
-    /// What an upsert's `RETURNING` adds after the key to tell whether it inserted the row (1)
-    /// or updated a stored one (0), where the dialect can say: PostgreSQL's new row versions have
-    /// no deleting transaction (`xmax = 0`).
-    var upsertInsertedColumn: String? { self == .postgres ? "CAST((xmax = 0) AS INTEGER)" : nil }
-
-    /// Whether a condition (`WHERE`, `AND`, `CASE WHEN`) must be a boolean, so that a stored
-    /// `Bool`, an integer, is compared with 0 there, and a condition used as a value becomes an
-    /// integer again: PostgreSQL's. SQLite's conditions are integers.
-    var conditionsAreBooleans: Bool { self == .postgres }
-
-    /// Whether indexes serve `=` but not the null-safe `IS NOT DISTINCT FROM`, so that an
-    /// equality with a value that is not NULL is better written `=`: PostgreSQL's.
-    var indexesServeOnlyPlainEquality: Bool { self == .postgres }
-
-    /// Whether a failed statement leaves the transaction usable. PostgreSQL aborts the whole
-    /// transaction, so a statement that may fail on purpose runs inside a savepoint.
-    var survivesFailedStatements: Bool { self == .sqlite }
-
-    /// A name for a table or index the database accepts: PostgreSQL cuts identifiers at 63
-    /// bytes, so longer ones keep a prefix and a hash of the whole.
-    func identifier(_ name: String) -> String {
-        guard self == .postgres, name.utf8.count > 63 else { return name }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        var prefix = Substring(name)
-        while prefix.utf8.count > 46 { prefix = prefix.dropLast() }
-        return "\(prefix)_\(String(hash, radix: 16))"
-    }
-
-    /// The type of the join tables' key columns.
-    var keyType: String {
-        switch self {
-        case .sqlite: "INTEGER"
-        case .postgres: "BIGINT"
-        }
-    }
-
-    /// The history table's key: numbers never reused, not even after the newest rows go. On
-    /// SQLite, the token after the newest given out (see ``HistorySQL/insert``; stores made with
-    /// `AUTOINCREMENT` keep it, and their tokens go on from the same numbers). On PostgreSQL, the
-    /// writing transaction's id (`pg_current_xact_id()`, 64 bits, never wrapping), so concurrent
-    /// writers take tokens without waiting for each other; see
-    /// ``historySettledBound``.
-    var historyTokenDefinition: String {
-        switch self {
-        case .sqlite: "INTEGER PRIMARY KEY"
-        case .postgres: "BIGINT PRIMARY KEY DEFAULT (\(Self.currentTransactionID))"
-        }
-    }
-
-    /// PostgreSQL's id of the current transaction, as a `BIGINT`; assigned on first use.
-    static let currentTransactionID = "pg_current_xact_id()::text::bigint"
-
-    /// The newest history token given out, deleted or not: one integer, or no row. On
-    /// PostgreSQL, the current transaction's id: every token taken so far is smaller.
-    var newestHistoryToken: String {
-        switch self {
-        case .sqlite: HistorySQL.newestToken
-        case .postgres: "SELECT \(Self.currentTransactionID)"
-        }
-    }
-
-    /// Whether a transaction with a smaller history token can commit after one with a larger
-    /// token, as concurrent PostgreSQL writers do. A reader following tokens would skip it, so
-    /// reads stop below ``historySettledBound``. False where one writer commits in token order.
-    var historyTokensCommitOutOfOrder: Bool { self == .postgres }
-
-    /// Starts a write transaction that records history. On PostgreSQL it first takes the history
-    /// table's row-exclusive lock (which writers share), so that any transaction with an id is
-    /// seen by ``historySettledBound`` until it ends; one round trip, as `BEGIN` alone.
-    var beginRecordingHistory: String {
-        switch self {
-        case .sqlite: beginTransaction
-        case .postgres: "BEGIN; LOCK TABLE \"_modelkit_history\" IN ROW EXCLUSIVE MODE"
-        }
-    }
-
-    /// The first history token not yet settled: the smallest id the statement's snapshot sees
-    /// in flight that may still record history, or the snapshot's bound (`xmax`). Every smaller
-    /// token is committed or never will be, so a read that runs after this one, in a snapshot of
-    /// its own, sees all of them. One integer; nil where tokens commit in order.
-    ///
-    /// An id in flight counts unless `pg_locks`, read once after the snapshot, shows its owner
-    /// (the holder of its exclusive lock) without the history table's lock, which writers take
-    /// before their id (see ``beginRecordingHistory``): so long transactions elsewhere on the
-    /// server do not hold reads back. Writers are not found by their id locks: PostgreSQL
-    /// publishes an id a moment before it locks it, and a writer caught between the two would be
-    /// passed over, its transaction lost to a reader that went past it. A waiter's lock on
-    /// another's id is not granted, so it never passes for the id's owner.
-    var historySettledBound: String? {
-        switch self {
-        case .sqlite: nil
-        case .postgres:
-            """
-            WITH "snapshot" AS (SELECT pg_current_snapshot() AS "s"), \
-            "locks" AS MATERIALIZED (SELECT "locktype", "virtualtransaction", "transactionid", "mode", "granted", "database", "relation" FROM pg_locks), \
-            "elsewhere" AS (SELECT "owner"."transactionid"::text::bigint AS "id" FROM "locks" "owner" \
-            WHERE "owner"."locktype" = 'transactionid' AND "owner"."mode" = 'ExclusiveLock' AND "owner"."granted" \
-            AND NOT EXISTS (SELECT FROM "locks" "history" WHERE "history"."virtualtransaction" = "owner"."virtualtransaction" \
-            AND "history"."locktype" = 'relation' AND "history"."database" = (SELECT "oid" FROM pg_database WHERE "datname" = current_database()) \
-            AND "history"."relation" = '"_modelkit_history"'::regclass)) \
-            SELECT coalesce((SELECT min("xip"::text::bigint) FROM "snapshot", pg_snapshot_xip("snapshot"."s") AS "xip" \
-            WHERE NOT EXISTS (SELECT FROM "elsewhere" WHERE "elsewhere"."id" = "xip"::text::bigint & 4294967295)), \
-            (SELECT pg_snapshot_xmax("s")::text::bigint FROM "snapshot"))
-            """
-        }
-    }
-
-    // MARK: Catalog
-
-    /// The names of the database's tables, sorted: one text column.
-    var tableNames: String {
-        switch self {
-        case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
-        case .postgres:
-            "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1"
-        }
-    }
-
-    /// One row if the table named by the parameter exists.
-    var tableExists: String {
-        switch self {
-        case .sqlite: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
-        case .postgres: "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?"
-        }
-    }
-
-    /// The column names of the table named by the parameter.
-    var columnNames: String {
-        switch self {
-        case .sqlite: "SELECT name FROM pragma_table_info(?)"
-        case .postgres: "SELECT column_name::text FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?"
-        }
-    }
-
-    /// The names of the indexes made on the table named by the parameter (not its key's).
-    var indexNames: String {
-        switch self {
-        case .sqlite: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL"
-        case .postgres: "SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?"
-        }
-    }
-
-    // MARK: Transactions
-
-    /// Starts a write transaction. SQLite takes the write lock at once, so a transaction never
-    /// fails halfway for want of it.
-    var beginTransaction: String {
-        switch self {
-        case .sqlite: "BEGIN IMMEDIATE"
-        case .postgres: "BEGIN"
-        }
-    }
-
-    /// The floating-point sum of `column`, 0 over no rows.
-    func total(_ column: String) -> String {
-        switch self {
-        case .sqlite: "total(\(column))"
-        case .postgres: "CAST(coalesce(sum(\(column)), 0) AS DOUBLE PRECISION)"
-        }
-    }
-
-    // MARK: Predicates
-
-    /// `==` with nil equal to nil.
-    var nullSafeEqual: String {
-        switch self {
-        case .sqlite: "IS"
-        case .postgres: "IS NOT DISTINCT FROM"
-        }
-    }
-
-    /// `!=` with nil equal to nil.
-    var nullSafeNotEqual: String {
-        switch self {
-        case .sqlite: "IS NOT"
-        case .postgres: "IS DISTINCT FROM"
-        }
-    }
-
-    /// Whether a floating-point value is NaN: SQLite's stored NaN is a blob (it has no NaN);
-    /// PostgreSQL's is a value, that PostgreSQL (unlike Swift) finds equal to itself.
-    func isNaN(_ value: PredicateTerm) -> PredicateTerm {
-        switch self {
-        case .sqlite: PredicateTerm.compose("(typeof($0) = 'blob')", value)
-        case .postgres: PredicateTerm.compose("($0 IS NOT DISTINCT FROM CAST('NaN' AS DOUBLE PRECISION))", value)
-        }
-    }
-
-    /// Whether a floating-point operand of a comparison is not NaN, for `comparison AND` this. In
-    /// SQLite, a blob is above every number and text, so `value < x''` tells it with one
-    /// comparison where `typeof` calls a function; it is NULL for NULL, where the comparison is
-    /// NULL too, so their conjunction is the same.
-    func isNotNaN(comparing value: PredicateTerm) -> PredicateTerm {
-        switch self {
-        case .sqlite: PredicateTerm.compose("($0 < x'')", value)
-        case .postgres: PredicateTerm.compose("NOT $0", isNaN(value))
-        }
-    }
-
-    /// The 1-based position of `needle` in `text`, 0 when it is not there.
-    func position(of needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm {
-        switch self {
-        case .sqlite: PredicateTerm.compose("instr($0, $1)", text, needle)
-        case .postgres: PredicateTerm.compose("strpos($0, $1)", text, needle)
-        }
-    }
-
-    /// Whether `text` contains `needle` as `String.localizedStandardContains` says, or nil when
-    /// the dialect cannot give Swift's exact answer. SQLite calls the Swift function that
-    /// every connection registers (``SQLiteFunctions``); PostgreSQL's collations and `unaccent`
-    /// differ from Swift's folding (`ß` and `SS`, for one), so it has none.
     func localizedStandardContains(_ needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm? {
-        switch self {
-        case .sqlite: .condition("($0 = 1)", PredicateTerm.compose("modelkit_localized_standard_contains($0, $1)", text, needle))
-        case .postgres: nil
-        }
+        spelling.localizedStandardContains(text, needle)
     }
 
-    /// A parameter for a value stored with `affinity`. PostgreSQL infers a parameter's type
-    /// from its context, and a predicate's constants may have none (`? < ?`), so they say it.
-    func parameter(_ affinity: ColumnAffinity?) -> String {
-        guard self == .postgres, let affinity else { return "?" }
-        return "CAST(? AS \(valueType(affinity)))"
+    func membership(of element: PredicateTerm, in array: PredicateTerm, affinity: ColumnAffinity, hasBlobs: Bool) -> PredicateTerm {
+        spelling.membership(element, array, affinity, hasBlobs)
     }
 
     /// `column IN` the primary keys bound as one JSON array parameter (see
     /// ``SQLValue/keyArray(_:)``): one statement for any number of keys.
     func isAmongBoundKeys(_ column: String) -> PredicateTerm {
         membership(of: PredicateTerm(column), in: PredicateTerm("?"), affinity: .integer, hasBlobs: false)
-    }
-
-    /// `element IN` a list bound as one JSON array parameter.
-    func membership(of element: PredicateTerm, in array: PredicateTerm, affinity: ColumnAffinity, hasBlobs: Bool) -> PredicateTerm {
-        switch (self, hasBlobs) {
-        case (.sqlite, true): PredicateTerm.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
-        case (.sqlite, false): PredicateTerm.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
-        case (.postgres, true):
-            PredicateTerm.compose("(upper(encode($0, 'hex')) IN (SELECT value FROM json_array_elements_text(CAST($1 AS json))))", element, array)
-        case (.postgres, false):
-            PredicateTerm.compose(
-                "($0 IN (SELECT CAST(value AS $2) FROM json_array_elements_text(CAST($1 AS json))))", element, array,
-                PredicateTerm(valueType(affinity)))
-        }
-    }
-
-    // MARK: Constants
-
-    /// A partial fetch's placeholder as a SQL constant, typed so that PostgreSQL reports the
-    /// column's type. A blob is written empty, the only blob a placeholder holds.
-    func literal(_ value: SQLValue) -> String {
-        let (text, affinity): (String, ColumnAffinity?) =
-            switch value {
-            case .null: ("NULL", nil)
-            case .integer(let value): ("\(value)", .integer)
-            case .real(let value): ("\(value)", .real)
-            case .text(let value): (value.sqlLiteral, .text)
-            case .blob: (self == .sqlite ? "x''" : "''", .blob)
-            }
-        guard self == .postgres, let affinity else { return text }
-        return "CAST(\(text) AS \(valueType(affinity)))"
     }
 }

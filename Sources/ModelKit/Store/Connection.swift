@@ -71,7 +71,7 @@ final class Connection {
 
     /// Whether the database has a table named `name`.
     func hasTable(named name: String) throws -> Bool {
-        try !statement(dialect.tableExists).rows([.text(name)]).isEmpty
+        try !statement(dialect.catalog.tableExists).rows([.text(name)]).isEmpty
     }
 
     /// How many statements are cached, for tests.
@@ -88,7 +88,7 @@ final class Connection {
 
     /// Runs `body` in a transaction that commits when it returns and rolls back when it throws.
     /// Inside a transaction already (a migration stage saving, say), it is a savepoint of it.
-    /// - Parameter begin: the statement that starts it, ``SQLDialect/beginTransaction`` unless
+    /// - Parameter begin: the statement that starts it, ``SQLDialect/Spelling/beginTransaction`` unless
     ///   given.
     func transaction<R>(begin: String? = nil, _ body: () throws -> R) throws -> R {
         try transaction(begin: begin) { (try body(), nil) }.result
@@ -111,7 +111,7 @@ final class Connection {
                 throw error
             }
         }
-        let begin = begin ?? dialect.beginTransaction
+        let begin = begin ?? dialect.spelling.beginTransaction
         trace?(begin)
         try backend.begin(begin)
         do {
@@ -134,7 +134,7 @@ final class Connection {
     /// on purpose (an insert meeting a unique constraint) leaves the transaction usable, as
     /// PostgreSQL's would not be. SQLite needs none.
     func recoverable<R>(if needed: Bool = true, _ body: () throws -> R) throws -> R {
-        guard needed, !dialect.survivesFailedStatements else { return try body() }
+        guard needed, dialect.failedStatements == .abortTheTransaction else { return try body() }
         try execute("SAVEPOINT modelkit_statement")
         do {
             let result = try body()

@@ -43,7 +43,7 @@ package protocol DatabaseConnection: AnyObject {
     func prepare(_ sql: String, parameterCount: Int) throws -> any DatabaseStatement
     /// Runs statements without parameters.
     func execute(_ sql: String) throws
-    /// Starts a transaction with `sql` (``SQLDialect/beginTransaction`` or the like). A backend
+    /// Starts a transaction with `sql` (``SQLDialect/Spelling/beginTransaction`` or the like). A backend
     /// may hold it back and send it with the transaction's first statement, saving a round trip.
     func begin(_ sql: String) throws
     /// The rows the last finished `INSERT`, `UPDATE` or `DELETE` changed.
@@ -51,7 +51,7 @@ package protocol DatabaseConnection: AnyObject {
     /// Whether a transaction is under way.
     var isInTransaction: Bool { get }
     /// The key of the row the last `INSERT` made, where the database keeps it (SQLite); nil where
-    /// an insert returns its key (``SQLDialect/insertReturnsKey``).
+    /// an insert returns its key (``SQLDialect/KeyAssignment/insertReturnsKey``).
     var lastInsertedRowID: Int64? { get }
     /// Announces `payload` to the listeners of `channel` when the transaction under way commits,
     /// or now outside a transaction; nothing, where other writers' commits are heard otherwise.

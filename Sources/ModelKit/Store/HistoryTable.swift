@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `token` follows the newest token given out on SQLite (the largest, or the newest a deletion
 /// removed), and is the writing transaction's id on PostgreSQL (see
-/// ``SQLDialect/historyTokenDefinition``), so numbers are never reused, even after the newest
+/// ``SQLDialect/HistoryRecording/tokenDefinition``), so numbers are never reused, even after the newest
 /// transactions are deleted. The changes of a transaction are one
 /// ``HistoryRecord`` blob.
 enum HistoryTable {
@@ -28,12 +28,12 @@ enum HistoryTable {
     ///
     /// Where several writers share the database (PostgreSQL), appends never wait for each other:
     /// the token is the transaction's id, and readers see only settled tokens (see
-    /// ``SQLDialect/historySettledBound``). Begin the transaction with
-    /// ``SQLDialect/beginRecordingHistory``.
+    /// ``SQLDialect/HistoryRecording/settledBound``). Begin the transaction with
+    /// ``SQLDialect/HistoryRecording/begin``.
     static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
         let dialect = connection.dialect
         let values = appendStatement(&record, author: author).bindings
-        guard dialect.insertReturnsKey else {
+        guard dialect.keys.insertReturnsKey else {
             try connection.statement(HistorySQL.insert).run(values)
             guard let token = connection.lastInsertedRowID else {
                 throw ModelKitError.invalidSchema(entity: name, reason: "the database returned no token for the history insert")
@@ -48,38 +48,39 @@ enum HistoryTable {
     }
 
     /// The insert of one transaction's record, returning its token, for a backend to run as the
-    /// transaction's last statement (see ``SQLDialect/foldsHistoryIntoCommit``).
+    /// transaction's last statement (see ``SQLDialect/HistoryRecording/foldsIntoCommit``).
     static func appendStatement(_ record: inout HistoryRecord, author: String?) -> SQL {
         let values: [SQLValue] = [Date().sqlValue, author.map(SQLValue.text) ?? .null, .text(bundle), .text(process), .blob(record.encoded())]
         return SQL(text: HistorySQL.insertReturningToken, bindings: values)
     }
 
-    /// Moves a PostgreSQL history made when tokens came from an identity column to tokens that
-    /// are transaction ids. Each old token counts a transaction that had an id, so the current id
-    /// is larger and tokens keep growing. Call with the writer, outside a transaction.
-    /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` if the database's transaction ids
-    ///   are behind its tokens (restored into a new server): tokens would go backwards.
+    /// Moves a history whose tokens an older build made otherwise to the dialect's tokens
+    /// (PostgreSQL's, made by an identity column before they were transaction ids; see
+    /// ``SQLDialect/LegacyTokens``). Each old token counts a transaction that had an id, so the
+    /// next token is larger and tokens keep growing. Call with the writer, outside a transaction.
+    /// - Throws: ``ModelKitError/invalidSchema(entity:reason:)`` if the database's new tokens
+    ///   would be behind its old ones (restored into a new server): tokens would go backwards.
     static func upgradeTokens(in connection: Connection) throws {
-        guard connection.dialect.historyTokensCommitOutOfOrder, try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else {
+        guard let legacy = connection.dialect.history.legacyTokens, try connection.statement(legacy.isLegacy).rows() == [[.text("YES")]] else {
             return
         }
         try connection.transaction {
-            try connection.execute(HistorySQL.lockTable)
-            guard try connection.statement(HistorySQL.tokenIsIdentity).rows() == [[.text("YES")]] else { return }
-            let row = try connection.statement(HistorySQL.largestTokenAndTransactionID).rows().first
+            try connection.execute(legacy.lock)
+            guard try connection.statement(legacy.isLegacy).rows() == [[.text("YES")]] else { return }
+            let row = try connection.statement(legacy.largestAndNext).rows().first
             guard case .integer(let largest)? = row?.first, case .integer(let current)? = row?.last, largest < current else {
                 throw ModelKitError.invalidSchema(
                     entity: name,
                     reason: "its history tokens are ahead of the server's transaction ids (was it restored into a new server?); "
                         + "delete the history (deleteHistory with no predicate) from a build before this one, then open it again")
             }
-            try connection.execute(HistorySQL.makeTokensTransactionIDs)
+            try connection.execute(legacy.convert)
         }
     }
 
     /// The newest token ever given out, deleted or not; 0 for an empty history.
     static func newestToken(in connection: Connection) throws -> Int64 {
-        let rows = try connection.statement(connection.dialect.newestHistoryToken).rows()
+        let rows = try connection.statement(connection.dialect.history.newestToken).rows()
         guard case .integer(let token)? = rows.first?.first else { return 0 }
         return token
     }

@@ -1,7 +1,7 @@
 /// A save's inserts of many rows, written as multi-row `INSERT`s where a round trip per row is
 /// what an insert costs (PostgreSQL): the rows' keys come from the table's key sequence in one
 /// round trip (``TableSQL/reserveKeys(for:)``), each row's values are kept, and up to
-/// ``SQLDialect/rowsPerBatch(columns:)`` rows go in one statement. 100,000 rows take about a hundred round trips
+/// ``SQLDialect/Batching/rowsPerBatch(columns:)`` rows go in one statement. 100,000 rows take about a hundred round trips
 /// instead of 100,000.
 ///
 /// Rows of an entity with one unique constraint go as multi-row upserts
@@ -88,7 +88,7 @@ struct InsertBatches {
         batches[index].values.append(.integer(key))
         batches[index].values += row
         batches[index].rows += 1
-        if batches[index].rows == connection.dialect.rowsPerBatch(columns: entity.sql.storedColumns.count + 1) { settled += try Self.write(&batches[index], in: connection) }
+        if batches[index].rows == connection.dialect.batching.rowsPerBatch(columns: entity.sql.storedColumns.count + 1) { settled += try Self.write(&batches[index], in: connection) }
         return key
     }
 

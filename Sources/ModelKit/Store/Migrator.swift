@@ -24,7 +24,7 @@ struct Migrator {
     /// Throws unless the database is empty or was made by ModelKit, reading only.
     /// - Throws: ``ModelKitError/notAModelKitStore(_:tables:)`` for another program's database.
     func checkOwnership(of url: URL) throws {
-        let tables = try connection.statement(dialect.tableNames).rows()
+        let tables = try connection.statement(dialect.catalog.tableNames).rows()
             .compactMap { row -> String? in
                 if case .text(let name) = row[0] { return name }
                 return nil
@@ -250,7 +250,7 @@ struct Migrator {
     }
 
     private func columns(of entity: Schema.Entity) throws -> Set<String> {
-        let rows = try connection.statement(dialect.columnNames).rows([.text(entity.sql.name)])
+        let rows = try connection.statement(dialect.catalog.columnNames).rows([.text(entity.sql.name)])
         return Set(rows.compactMap { row in
             if case .text(let name) = row[0] { return name }
             return nil
@@ -282,7 +282,7 @@ struct Migrator {
                 try connection.execute(entity.sql.createIndex(on: [entity.metadata[relationship.column]], unique: false, dialect))
             }
             guard case .joinTable(let name, "owner", _) = relationship.storage else { continue }
-            let key = dialect.keyType
+            let key = dialect.keys.keyType
             try connection.execute(
                 """
                 CREATE TABLE IF NOT EXISTS \(name.quotedIdentifier) ("owner" \(key) NOT NULL, "target" \(key) NOT NULL, PRIMARY KEY ("owner", "target"));
@@ -320,7 +320,7 @@ struct Migrator {
                 }
             }
         }
-        let existing = try connection.statement(dialect.indexNames).rows([.text(table.name)])
+        let existing = try connection.statement(dialect.catalog.indexNames).rows([.text(table.name)])
         for case .text(let name)? in existing.map(\.first) where !wanted.contains(name) {
             guard name.hasPrefix("\(table.name)_"), name.hasSuffix("_unique") || name.hasSuffix("_index") else { continue }
             try connection.execute("DROP INDEX \(name.quotedIdentifier)")

@@ -71,7 +71,7 @@ struct RowWriter {
         // Where the engine hands out keys, the new key is bound before the columns, unless it is
         // the one SQLite would pick and no upsert can leave it unused: then the row is inserted
         // without it, which spares SQLite a search of the table for the key, and takes SQLite's.
-        let handedOut = dialect.handsOutKeys ? try keys.next(for: entity, in: connection) : nil
+        let handedOut = dialect.keys.handsOut ? try keys.next(for: entity, in: connection) : nil
         let key = handedOut.flatMap { $0.isSQLitesNext && entity.sql.upsert == nil ? nil : $0.key }
         let rowID = try writeRow(of: entity, key: key, values: values)
         if handedOut != nil { keys.use(rowID, for: entity) }
@@ -79,7 +79,7 @@ struct RowWriter {
     }
 
     /// Says that the save inserts `count` rows of `entity`: where the dialect batches inserts
-    /// (``SQLDialect/batchesInserts``), their keys are taken now and the rows written a
+    /// (``SQLDialect/Batching/inserts``), their keys are taken now and the rows written a
     /// statement's worth at a time.
     mutating func expectInserts(_ count: Int, of entity: Schema.Entity) throws {
         try batches.expect(count, of: entity, in: connection)
@@ -125,15 +125,15 @@ struct RowWriter {
             }
         }
         let upserts = key == nil ? entity.sql.upserts(for: dialect) : entity.sql.upsertWithKey.map { [$0] } ?? []
-        if !dialect.survivesFailedStatements, upserts.count == 1 {
+        if dialect.failedStatements == .abortTheTransaction, upserts.count == 1 {
             // One unique constraint, and a failed insert would need a savepoint: upsert at once,
             // and let the statement say whether it inserted, for the history.
-            let sql = dialect.upsertInsertedColumn.map { "\(upserts[0]), \($0)" } ?? upserts[0]
+            let sql = dialect.values.upsertInsertedColumn.map { "\(upserts[0]), \($0)" } ?? upserts[0]
             let upsert = try connection.statement(sql)
             defer { upsert.reset() }
             try bind(upsert)
             let rowID = try insertedKey(upsert, returned: true)
-            if dialect.upsertInsertedColumn == nil || upsert.int64(at: 1) == 1 {
+            if dialect.values.upsertInsertedColumn == nil || upsert.int64(at: 1) == 1 {
                 history?.insert(entity: entity.name, rowID: rowID)
             } else {
                 recordUpsert(of: entity, rowID: rowID)
@@ -180,7 +180,7 @@ struct RowWriter {
 
     /// Runs a bound insert and returns the new row's key, as the dialect gives it.
     private func insertedKey(_ insert: Statement, returned: Bool = false) throws -> Int64 {
-        guard returned || dialect.insertReturnsKey else {
+        guard returned || dialect.keys.insertReturnsKey else {
             while try insert.step() {}
             guard let rowID = connection.lastInsertedRowID else {
                 throw ModelKitError.invalidSchema(entity: insert.sql, reason: "the database returned no key for the insert")
@@ -217,7 +217,7 @@ struct RowWriter {
         guard let statement = update.statement else { return try rowExists(rowID, of: entity) }
         let columns = update.columns
         let replacesFiles = !entity.externalColumns.isEmpty && columns.contains(where: entity.externalColumns.contains)
-        if dialect.batchesUpdates, !replacesFiles {
+        if dialect.batching.updates, !replacesFiles {
             var row: [SQLValue] = []
             for column in columns { row.append(try storedValue(values(column), at: column, in: entity)) }
             try updateBatches.hold(row, of: entity, columns: columns, key: rowID, as: key, in: connection)
@@ -320,7 +320,7 @@ struct RowWriter {
     /// - Throws: ``DatabaseError`` with code ``DatabaseError/Code/unsupportedValue`` for a string
     ///   with a NUL character where the dialect's text cannot hold one.
     private mutating func storedValue(_ value: SQLValue, at column: Int, in entity: Schema.Entity) throws -> SQLValue {
-        if !dialect.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
+        if !dialect.values.textHoldsNUL, case .text(let text) = value, text.utf8.contains(0) {
             throw TextWithNUL(entity: entity.name, property: entity.metadata[column].name).databaseError
         }
         if case .blob(let data) = value, data.count >= ExternalFiles.threshold, let externalFiles,

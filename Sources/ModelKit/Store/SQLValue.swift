@@ -44,7 +44,7 @@ extension SQLValue {
 }
 
 /// The storage class a column is declared with.
-enum ColumnAffinity: String, Sendable {
+package enum ColumnAffinity: String, Sendable {
     case integer = "INTEGER"
     case real = "REAL"
     case text = "TEXT"

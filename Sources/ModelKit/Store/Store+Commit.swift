@@ -24,14 +24,14 @@ extension Store {
                 turn?.keys = nil
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
                 defer { writtenFiles = writer.writtenFiles }
-                let begin = recordsHistory ? dialect.beginRecordingHistory : nil
+                let begin = recordsHistory ? dialect.history.begin : nil
                 let (written, lastRow) = try access.announcing(through: connection) { announce in
                     try connection.transaction(begin: begin) {
                         let (change, result) = try body(&writer)
                         try announce(change)
                         guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
                         // Sent with the COMMIT where the dialect folds it in: one round trip less.
-                        if dialect.foldsHistoryIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
+                        if dialect.history.foldsIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
                         return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
                     }
                 }

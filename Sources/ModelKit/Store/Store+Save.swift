@@ -87,7 +87,7 @@ private struct SaveExecution {
         // Entities whose rows go in multi-row upserts: a key reserved for one of their rows is
         // the row's only once the upsert says it inserted it.
         var upserting: [Schema.Entity] = []
-        if store.dialect.batchesInserts {
+        if store.dialect.batching.inserts {
             for (entity, count) in plan.inserts.counts {
                 try writer.expectInserts(count, of: entity)
                 if writer.upserts(entity) { upserting.append(entity) }

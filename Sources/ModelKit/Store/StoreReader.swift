@@ -21,12 +21,12 @@ struct StoreReader {
     }
 
     /// Where history tokens commit out of order, the first token not yet settled
-    /// (``SQLDialect/historySettledBound``), once the history is settled through `token` (the
+    /// (``SQLDialect/HistoryRecording/settledBound``), once the history is settled through `token` (the
     /// process's newest commit, so that a read after it sees it); nil elsewhere. A save of the
     /// store that started before it and runs on holds it back: after a second the read goes
     /// ahead with what is settled. Read before the history, in a statement of its own.
     func settledHistoryBound(through token: Int64) throws -> Int64? {
-        guard let sql = connection.dialect.historySettledBound else { return nil }
+        guard let sql = connection.dialect.history.settledBound else { return nil }
         let statement = try connection.statement(sql)
         let deadline = ContinuousClock.now + .seconds(1)
         while true {

@@ -1,5 +1,5 @@
 /// A property's string with a NUL character (U+0000), which PostgreSQL's text cannot hold
-/// (``SQLDialect/textHoldsNUL``), found before its row is written: the underlying error of a
+/// (``SQLDialect/ValueRules/textHoldsNUL``), found before its row is written: the underlying error of a
 /// ``DatabaseError`` with code ``DatabaseError/Code/unsupportedValue``.
 struct TextWithNUL: Error, CustomStringConvertible {
     let entity: String

@@ -1,7 +1,7 @@
 /// A save's updates, written as `UPDATE … FROM (VALUES …)` statements of many rows where a round
-/// trip per row is what an update costs (PostgreSQL, ``SQLDialect/batchesUpdates``): rows of one
+/// trip per row is what an update costs (PostgreSQL, ``SQLDialect/Batching/updates``): rows of one
 /// entity with the same changed columns are held back and written up to
-/// ``SQLDialect/rowsPerBatch(columns:)`` at a time; the statement returns the keys it found, so a row another instance deleted is still a
+/// ``SQLDialect/Batching/rowsPerBatch(columns:)`` at a time; the statement returns the keys it found, so a row another instance deleted is still a
 /// conflict. A lone row goes as the plain one-row update.
 ///
 /// Updates change rows that exist, so nothing the save writes later depends on their order;
@@ -25,7 +25,7 @@ struct UpdateBatches {
         batches[updateKey, default: Batch(entity: entity, columns: columns)].keys.append(key)
         batches[updateKey]!.values.append(.integer(key))
         batches[updateKey]!.values += row
-        if batches[updateKey]!.keys.count == connection.dialect.rowsPerBatch(columns: columns.count + 1) { missing += try Self.write(&batches[updateKey]!, in: connection) }
+        if batches[updateKey]!.keys.count == connection.dialect.batching.rowsPerBatch(columns: columns.count + 1) { missing += try Self.write(&batches[updateKey]!, in: connection) }
     }
 
     /// Writes every row held back; returns the rows that were not found (deleted meanwhile).

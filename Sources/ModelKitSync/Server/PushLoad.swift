@@ -21,7 +21,7 @@ struct PushLoad {
 
     mutating func snapshot(of changes: [SyncChange]) throws -> PushSnapshot {
         var snapshot = PushSnapshot()
-        snapshot.textHoldsNUL = try context.replicaRead { !$0.isPostgres }
+        snapshot.textHoldsNUL = try context.replicaRead { $0.dialect.values.textHoldsNUL }
         let mentioned = Array(Set(changes.flatMap { change in [change.id] + change.fields.values.flatMap(\.mentionedIDs) }))
         try context.replicaRead { sql in
             for chunk in mentioned.chunked(500) {

@@ -22,11 +22,11 @@ enum SyncTables {
     static let awaited = "_modelkit_sync_awaited"
     static let views = "_modelkit_sync_views"
 
-    /// Creates the tables if the store lacks them. On PostgreSQL, under a lock, so that server
-    /// instances starting together do not race.
+    /// Creates the tables if the store lacks them, under the dialect's setup lock, so that
+    /// server instances starting together do not race.
     static func create(in sql: StoreSQL) throws {
-        if sql.isPostgres { try sql.run("SELECT pg_advisory_xact_lock(7146251533)") }
-        let bytes = sql.isPostgres ? "BYTEA" : "BLOB"
+        try sql.lockForSetup(7_146_251_533)
+        let bytes = sql.dialect.columnType(.blob)
         try sql.execute(
             """
             CREATE TABLE IF NOT EXISTS \(ids) (gid TEXT PRIMARY KEY NOT NULL, entity TEXT NOT NULL, row_key BIGINT NOT NULL, version BIGINT NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0, seen BIGINT NOT NULL DEFAULT 0, fields \(bytes));

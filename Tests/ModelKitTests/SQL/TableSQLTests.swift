@@ -41,8 +41,8 @@ import Testing
             sql.update(columns: [0], rows: 2, .postgres)
                 == #"UPDATE "Book" SET "title" = "v"."title" FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT)), (CAST(? AS BIGINT), CAST(? AS TEXT))) "#
                 + #"AS "v" ("_pk", "title") WHERE "Book"."_pk" = "v"."_pk" RETURNING "Book"."_pk""#)
-        #expect(SQLDialect.postgres.rowsPerBatch(columns: 3) == 1_000)
-        #expect(SQLDialect.postgres.rowsPerBatch(columns: 36) == 194, "at most 7,000 values: libpq's parameter description limit")
+        #expect(SQLDialect.postgres.batching.rowsPerBatch(columns: 3) == 1_000)
+        #expect(SQLDialect.postgres.batching.rowsPerBatch(columns: 36) == 194, "at most 7,000 values: libpq's parameter description limit")
     }
 
     @Test func rowsAreReadAndWrittenByPrimaryKey() {
@@ -63,8 +63,8 @@ import Testing
             + #""balance" = excluded."balance" RETURNING "_pk""#
         #expect(sql.upserts(for: .sqlite) == [upsert])
         #expect(sql.upserts(for: .postgres) == [upsert])
-        #expect(SQLDialect.postgres.upsertInsertedColumn == "CAST((xmax = 0) AS INTEGER)")
-        #expect(SQLDialect.sqlite.upsertInsertedColumn == nil)
+        #expect(SQLDialect.postgres.values.upsertInsertedColumn == "CAST((xmax = 0) AS INTEGER)")
+        #expect(SQLDialect.sqlite.values.upsertInsertedColumn == nil)
         #expect(
             sql.upsertWithKey?.hasPrefix(
                 #"INSERT INTO "Account" ("_pk", "code", "balance") VALUES (?, ?, ?) ON CONFLICT ("code")"#) == true)
@@ -164,14 +164,14 @@ import Testing
     }
 
     @Test func postgresHistoryWritersLockTheHistoryTableAsTheyBeginAndReadersBoundByThem() {
-        #expect(SQLDialect.postgres.beginRecordingHistory == #"BEGIN; LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE"#)
-        #expect(SQLDialect.sqlite.beginRecordingHistory == "BEGIN IMMEDIATE")
-        let bound = SQLDialect.postgres.historySettledBound ?? ""
+        #expect(SQLDialect.postgres.history.begin == #"BEGIN; LOCK TABLE "_modelkit_history" IN ROW EXCLUSIVE MODE"#)
+        #expect(SQLDialect.sqlite.history.begin == "BEGIN IMMEDIATE")
+        let bound = SQLDialect.postgres.history.settledBound ?? ""
         #expect(bound.contains(#""history"."relation" = '"_modelkit_history"'::regclass"#))
         #expect(bound.contains(#"pg_snapshot_xip("snapshot"."s")"#), "ids in flight, not writers' id locks, which come a moment late")
         #expect(bound.contains(#""locks" AS MATERIALIZED"#), "pg_locks read once")
         #expect(bound.contains(#""owner"."mode" = 'ExclusiveLock' AND "owner"."granted""#), "a waiter is not an id's owner")
         #expect(!bound.contains("pg_snapshot_xmin"), "long transactions elsewhere on the server do not hold reads back")
-        #expect(SQLDialect.sqlite.historySettledBound == nil)
+        #expect(SQLDialect.sqlite.history.settledBound == nil)
     }
 }
