@@ -33,7 +33,7 @@ final class ChaosDevice: Sendable {
             let seen = try context.replicaRead { try $0.newestHistoryToken(notBy: Self.author) }
             guard let result = try body(context) else { return nil }
             do {
-                try context.save { sql in
+                try context.save { sql, _ in
                     if try sql.newestHistoryToken(notBy: Self.author) != seen { throw SyncApplied() }
                 }
                 return result

@@ -31,9 +31,7 @@ extension ModelContext {
             || !entity.requiredReferences.isEmpty || entity.sql.selectPreserved != nil
             || (!entity.externalColumns.isEmpty && store.externalFiles != nil)
         let outcome = try run(on: link) {
-            let reader = store.savesOnContextConnections ? try reader(of: link) : nil
-            return try store.deleteRows(
-                of: entity, steps: steps, followingRules: followsRules, trace: statementTrace, author: author, from: link.inbox, on: reader)
+            try store.deleteRows(of: entity, steps: steps, followingRules: followsRules, in: session(of: link))
         }
         try apply(outcome, in: store)
     }

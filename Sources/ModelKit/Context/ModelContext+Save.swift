@@ -56,7 +56,7 @@ extension ModelContext {
     /// several stores, which cannot commit together.
     /// `attachment`, if given, runs in the transaction after the model writes (see
     /// ``save(attaching:)``).
-    func save(inOneTransaction: Bool, attaching attachment: ((StoreSQL) throws -> Void)? = nil) throws {
+    func save(inOneTransaction: Bool, attaching attachment: ((StoreSQL, InsertedRowKeys) throws -> Void)? = nil) throws {
         guard hasChanges else { return }
         registered.sweepIfGrown()
         let stores = pendingBatches().map(\.link.store)
@@ -108,7 +108,7 @@ extension ModelContext {
     /// Writes one store's batch, again when the database ended the transaction for a concurrent
     /// one (a deadlock between saves that lock the same rows in different orders): the failed
     /// attempt wrote nothing, and the models are as before it.
-    private func writeRetrying(_ batch: SaveBatch, attaching attachment: ((StoreSQL) throws -> Void)?) throws -> Int64? {
+    private func writeRetrying(_ batch: SaveBatch, attaching attachment: ((StoreSQL, InsertedRowKeys) throws -> Void)?) throws -> Int64? {
         var attempt = 1
         while true {
             do {
@@ -122,30 +122,18 @@ extension ModelContext {
     /// How many times a save is tried when the database ends it for a concurrent one.
     static let saveAttempts = 3
 
-    /// Writes one store's batch in one transaction, gives its inserted models their keys, and
-    /// returns its history token. If it fails, the store is as it was and the batch's models are
-    /// as they were.
-    private func write(_ batch: SaveBatch, attaching attachment: ((StoreSQL) throws -> Void)?) throws -> Int64? {
-        let store = batch.link.store
+    /// Writes one store's batch in one transaction, then gives its inserted models their keys,
+    /// and returns its history token. If it fails, the store is as it was and the batch's models
+    /// are untouched: nothing of the context runs inside the store's transaction.
+    private func write(_ batch: SaveBatch, attaching attachment: ((StoreSQL, InsertedRowKeys) throws -> Void)?) throws -> Int64? {
         var plan = try savePlan(for: batch)
         let inserted = batch.inserted
-        let temporaryIDs = attachment == nil ? [] : inserted.map(\._$modelKit.drawnTemporaryID)
         if let attachment {
-            // The attachment reads the inserted models' keys: they take them before it runs.
-            plan.attachment = { sql, keys in
-                for (model, key) in zip(inserted, keys) { model._$modelKit.rowID = key }
-                try attachment(sql)
-            }
+            plan.attachment = { sql, keys in try attachment(sql, InsertedRowKeys(models: inserted, keys: keys)) }
         }
-        do {
-            let reader = store.savesOnContextConnections ? try reader(of: batch.link) : nil
-            let outcome = try store.save(plan, trace: statementTrace, author: author, from: batch.link.inbox, on: reader)
-            for (model, key) in zip(inserted, outcome.insertedKeys) { model._$modelKit.rowID = key }
-            return outcome.token
-        } catch {
-            for (model, temporaryID) in zip(inserted, temporaryIDs) { model._$modelKit.unsave(temporaryID: temporaryID) }
-            throw error
-        }
+        let outcome = try batch.link.store.save(plan, in: session(of: batch.link))
+        for (model, key) in zip(inserted, outcome.insertedKeys) { model._$modelKit.rowID = key }
+        return outcome.token
     }
 
     /// Once a batch committed: its models take their new identities and leave the pending

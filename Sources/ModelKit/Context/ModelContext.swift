@@ -99,11 +99,13 @@ public final class ModelContext {
     }
 
     /// The context's reads of `link`'s store, on a reader opened on first use.
+    /// What `link`'s store keeps for this context's writes.
+    func session(of link: StoreLink) -> StoreSession {
+        StoreSession(link: link, author: author, trace: statementTrace)
+    }
+
     func reader(of link: StoreLink) throws -> StoreReader {
-        if let reader = link.reader { return reader }
-        let reader = try link.store.openReader(trace: statementTrace)
-        link.reader = reader
-        return reader
+        try link.reader(trace: statementTrace)
     }
 
     /// The schema entity of `type`, or a typed error saying how to add it.

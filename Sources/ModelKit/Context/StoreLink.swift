@@ -6,8 +6,8 @@ final class StoreLink {
     let inbox: ChangeInbox
     /// What the context's models with a row in the store point at; see ``ContextHandle``.
     let handle: ContextHandle
-    /// The context's reads of the store, opened on first use; see ``ModelContext/reader(of:)``.
-    var reader: StoreReader?
+    /// The context's reads of the store, opened on first use by ``reader(trace:)``.
+    private(set) var reader: StoreReader?
     /// The store's generation when the context last merged; see ``StoreAccess/generation``.
     var mergedGeneration: UInt64
     /// The reader's data version when the context last looked for other processes' commits.
@@ -24,6 +24,14 @@ final class StoreLink {
     deinit {
         store.access.unsubscribe(inbox)
         if let reader { store.checkIn(reader) }
+    }
+
+    /// The context's reader of the store, opened now if it has none.
+    func reader(trace: ((String) -> Void)?) throws -> StoreReader {
+        if let reader { return reader }
+        let opened = try store.openReader(trace: trace)
+        reader = opened
+        return opened
     }
 
     /// Whether the store committed since the context last merged it.

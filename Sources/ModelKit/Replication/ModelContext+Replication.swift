@@ -5,22 +5,23 @@ import Foundation
 /// Package access only: apps never see it, and the context's public API does not grow.
 extension ModelContext {
     /// Saves, running `attachment` in the save's transaction after the model writes and before
-    /// the commit, so that what it writes commits with the models or not at all. With nothing to
-    /// save, `attachment` runs in a write transaction of its own. The container must have one
-    /// store.
-    /// - Throws: what the save throws, or what `attachment` throws (the store is then as before).
-    package func save(attaching attachment: (StoreSQL) throws -> Void) throws {
-        guard hasChanges else { return try replicaWrite(attachment) }
+    /// the commit, so that what it writes commits with the models or not at all. The inserted
+    /// models take their keys once the save committed; `attachment` reads them from the
+    /// ``InsertedRowKeys`` it is given. With nothing to save, `attachment` runs in a write
+    /// transaction of its own. The container must have one store.
+    /// - Throws: what the save throws, or what `attachment` throws (the store is then as before,
+    ///   and so are the models).
+    package func save(attaching attachment: (StoreSQL, InsertedRowKeys) throws -> Void) throws {
+        guard hasChanges else { return try replicaWrite { try attachment($0, InsertedRowKeys(models: [], keys: [])) } }
         try withoutActuallyEscaping(attachment) { try save(inOneTransaction: true, attaching: $0) }
     }
 
     /// Runs `body` in a write transaction of the container's one store, with history: what it
     /// writes is not a model change.
     package func replicaWrite<R>(_ body: (StoreSQL) throws -> R) throws -> R {
-        let store = links[0].store
-        let reader = store.savesOnContextConnections ? try reader(of: links[0]) : nil
+        let session = session(of: links[0])
         return try run(on: links[0]) {
-            try store.write(trace: statementTrace, on: reader) { connection in
+            try links[0].store.write(in: session) { connection in
                 try connection.transaction { try body(StoreSQL(connection: connection)) }
             }
         }
@@ -46,6 +47,24 @@ extension ModelContext {
     /// The model of `entity` stored under `rowKey`, registered or loaded now; nil if none is.
     package func model(of entity: Schema.Entity, rowKey: Int64) throws -> (any PersistentModel)? {
         try model(of: entity, rowID: rowKey)
+    }
+}
+
+/// The keys a save gives the models it inserts, for what runs in its transaction: the models
+/// themselves take them only once the save committed.
+package struct InsertedRowKeys {
+    private let keys: [ObjectIdentifier: Int64]
+
+    init(models: [any PersistentModel], keys: [Int64]) {
+        var byModel: [ObjectIdentifier: Int64] = [:]
+        byModel.reserveCapacity(keys.count)
+        for (model, key) in zip(models, keys) { byModel[ObjectIdentifier(model)] = key }
+        self.keys = byModel
+    }
+
+    /// `model`'s row key: the one the save gives it, or the one it has.
+    package func key(of model: any PersistentModel) -> Int64? {
+        keys[ObjectIdentifier(model)] ?? model._rowKey
     }
 }
 

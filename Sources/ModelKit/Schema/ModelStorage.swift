@@ -119,15 +119,8 @@ public final class ModelStorage {
         return UInt64(bitPattern: key)
     }
 
-    /// The temporary identifier's number if one was drawn (0 if not), to give back with
-    /// ``unsave(temporaryID:)`` if a save that gives the model a row fails.
+    /// The temporary identifier's number if one was drawn (0 if not).
     var drawnTemporaryID: UInt64 { flag(.hasRow) ? 0 : UInt64(bitPattern: key) }
-
-    /// Makes the model unsaved again after a failed save, with the temporary identifier it had.
-    func unsave(temporaryID: UInt64) {
-        setFlag(.hasRow, false)
-        key = Int64(bitPattern: temporaryID)
-    }
 
     /// The identifier of the store the model's row is in.
     var storeIdentifier: String? { handle?.store?.value }

@@ -2,10 +2,9 @@ extension Store {
     /// Deletes the rows of `entity` that `steps` select, in one transaction, following delete
     /// rules as ``BatchDeletion`` does, and returns what it deleted and cleared.
     func deleteRows(
-        of entity: Schema.Entity, steps: [DeleteStep], followingRules: Bool,
-        trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox, on reader: StoreReader?
+        of entity: Schema.Entity, steps: [DeleteStep], followingRules: Bool, in session: StoreSession
     ) throws -> BatchDeletion.Outcome {
-        try commit(trace: trace, author: author, from: inbox, on: reader) { writer in
+        try commit(in: session) { writer in
             let outcome = try writer.deleteRows(of: entity, steps: steps, followingRules: followingRules)
             return (StoreChange(updated: outcome.nullified, deleted: outcome.deleted, origin: ObjectIdentifier(self)), outcome)
         }.result

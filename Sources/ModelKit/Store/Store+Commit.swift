@@ -2,24 +2,21 @@ extension Store {
     /// Runs `body` in one write transaction at the store's writer, in its turn, and commits what
     /// it wrote with everything a commit owes the others: the change it returns is announced to
     /// other instances, the history of its rows is appended, and, once committed, published to
-    /// the process's other contexts (all but `inbox`'s).
+    /// the process's other contexts (all but the session's).
     ///
     /// External files the rows no longer name are removed once the transaction commits; files it
     /// wrote are removed if it fails, and the store is then as it was.
-    /// - Parameters:
-    ///   - trace: receives each statement run, for the context's statement trace.
-    ///   - author: recorded in the history transaction.
-    ///   - reader: the context's reader, which the transaction runs on where
-    ///     ``savesOnContextConnections``.
+    /// - Parameter session: the writing context's author, trace, inbox and reader (which the
+    ///   transaction runs on where ``savesOnContextConnections``).
     /// - Returns: what `body` returned, and the history token of the transaction, if it recorded one.
     /// - Throws: what `body` throws, or a ``ModelKitError`` for what the database refused.
     func commit<R>(
-        trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox, on reader: StoreReader? = nil,
-        _ body: (inout RowWriter) throws -> (change: StoreChange, result: R)
+        in session: StoreSession, _ body: (inout RowWriter) throws -> (change: StoreChange, result: R)
     ) throws -> (result: R, token: Int64?) {
         var writtenFiles: [String] = []
+        let author = session.author
         do {
-            return try writeInTurn(trace: trace, on: reader) { connection, turn in
+            return try writeInTurn(trace: session.trace, on: try session.writingReader()) { connection, turn in
                 let keys = RowKeyDispenser(takingUp: turn?.keys)
                 turn?.keys = nil
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
@@ -41,7 +38,7 @@ extension Store {
                 if case .integer(let returned)? = lastRow?.first { token = returned }
                 externalFiles?.remove(writer.replacedFiles)
                 if let token { access.noteCommittedTransaction(token, in: &turn) }
-                if !change.isEmpty { access.publish(change, from: inbox) }
+                if !change.isEmpty { access.publish(change, from: session.inbox) }
                 return (result, token)
             }
         } catch {

@@ -1,6 +1,6 @@
 extension Store {
     /// Writes `plan` in one transaction, with what a commit owes the others (see
-    /// ``commit(trace:author:from:on:_:)``), and answers with the inserted rows' keys.
+    /// ``commit(in:_:)``), and answers with the inserted rows' keys.
     ///
     /// The order is fixed: deletes, so that a row inserted or updated with a deleted row's unique
     /// value takes it rather than upserting onto the row; updates that change a unique value and
@@ -11,10 +11,8 @@ extension Store {
     /// attachment. If the save fails, the store is as it was.
     /// - Throws: ``ModelKitError/saveConflict(entity:identifiers:)`` when a row the plan updates
     ///   or deletes is gone; what the database or the attachment throws.
-    func save(
-        _ plan: SavePlan, trace: ((String) -> Void)?, author: String?, from inbox: ChangeInbox, on reader: StoreReader?
-    ) throws -> SaveOutcome {
-        let (keys, token) = try commit(trace: trace, author: author, from: inbox, on: reader) { writer in
+    func save(_ plan: SavePlan, in session: StoreSession) throws -> SaveOutcome {
+        let (keys, token) = try commit(in: session) { writer in
             var execution = SaveExecution(plan: plan, store: self)
             let keys = try execution.run(with: &writer)
             if let attachment = plan.attachment { try attachment(writer.sqlOfItsOwn(), keys) }
@@ -24,7 +22,7 @@ extension Store {
     }
 }
 
-/// The writing of one ``SavePlan``, step by step, in the order ``Store/save(_:trace:author:from:on:)``
+/// The writing of one ``SavePlan``, step by step, in the order ``Store/save(_:in:)``
 /// documents.
 private struct SaveExecution {
     let plan: SavePlan

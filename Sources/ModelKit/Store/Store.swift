@@ -121,13 +121,20 @@ final class Store: @unchecked Sendable {
         return (identifier, true)
     }
 
-    /// Runs `body` with the connection that writes: the pinned connection of a migration stage,
-    /// else `reader`'s where ``savesOnContextConnections``, else the writer, in its turn.
-    func write<R>(trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection) throws -> R) throws -> R {
-        try writeInTurn(trace: trace, on: reader) { connection, _ in try body(connection) }
+    /// Runs `body` with the connection that writes for `session`: the pinned connection of a
+    /// migration stage, else the session's reader's where ``savesOnContextConnections``, else
+    /// the writer, in its turn.
+    func write<R>(in session: StoreSession, _ body: (Connection) throws -> R) throws -> R {
+        try writeInTurn(trace: session.trace, on: try session.writingReader()) { connection, _ in try body(connection) }
     }
 
-    /// ``write(trace:on:_:)``, with the writer's turn when `body` runs in it (nil on another
+    /// Runs `body` with the store's writer (the pinned connection of a migration stage), in its
+    /// turn: for work of the whole store rather than of a context.
+    func write<R>(trace: ((String) -> Void)?, _ body: (Connection) throws -> R) throws -> R {
+        try writeInTurn(trace: trace, on: nil) { connection, _ in try body(connection) }
+    }
+
+    /// ``write(in:_:)``, with the writer's turn when `body` runs in it (nil on another
     /// connection), for what a commit notes there.
     func writeInTurn<R>(
         trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection, inout StoreAccess.WriterTurn?) throws -> R

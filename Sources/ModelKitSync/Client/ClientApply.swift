@@ -133,7 +133,7 @@ struct ClientApply {
             record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
         }
         guard context.hasChanges else { return false }
-        try context.save { sql in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
+        try context.save { sql, _ in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
         return true
     }
 
@@ -180,12 +180,12 @@ struct ClientApply {
             if let model = models[gid] { context.delete(model) }
         }
 
-        try context.save { sql in
+        try context.save { sql, inserted in
             if try sql.newestHistoryToken(notBy: SyncClient.author) != seenLocal { throw LocalSaveRaced() }
             let seen: SQLValue = .integer(download ?? 0)
             var records = plan.records
             for create in plan.creates {
-                guard let model = models[create.gid], let key = model._rowKey else { continue }
+                guard let model = models[create.gid], let key = inserted.key(of: model) else { continue }
                 if plan.restored.contains(create.gid) { try sql.run(SyncTables.deleteID, [.text(create.gid)]) }
                 try sql.run(
                     SyncTables.insertID,

@@ -49,7 +49,7 @@ struct ClientMerge {
             }
             context.delete(from)
         }
-        try context.save { sql in
+        try context.save { sql, _ in
             for (old, new) in renamed { try sql.run(SyncTables.renameID, [.text(new), .text(old)]) }
             for old in folded { try sql.run(SyncTables.deleteID, [.text(old)]) }
             // Bases of other rows may still name the old identifiers: they stand for the new.

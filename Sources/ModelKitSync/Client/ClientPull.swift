@@ -67,7 +67,7 @@ struct ClientPull {
             if let model = try context.model(of: entity.entity, rowKey: key) { context.delete(model) }
             gone.append(gid)
         }
-        try context.save { sql in
+        try context.save { sql, _ in
             for gid in gone { try SyncTables.forget(gid, in: sql) }
             try sql.setState(ClientState.download, nil)
         }

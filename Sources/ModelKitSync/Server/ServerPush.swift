@@ -200,7 +200,7 @@ struct ServerPush {
             accepted: plan.accepted, conflicts: plan.conflicts, rows: rows.map { $0.renamingIDs(merged) }, merged: merged,
             rejections: plan.rejections)
 
-        try context.save { sql in
+        try context.save { sql, inserted in
             try ids.recordAssigned(in: sql)
             for (gid, record) in plan.records {
                 guard let version = record.version else { continue }
@@ -209,7 +209,7 @@ struct ServerPush {
                 }
             }
             for create in plan.creates {
-                guard let model = models[create.gid], let key = model._rowKey else { continue }
+                guard let model = models[create.gid], let key = inserted.key(of: model) else { continue }
                 let inserted = try sql.rows(
                     SyncTables.insertID,
                     [.text(create.gid), .text(model.persistentModelID.entityName), .integer(key), .integer(0), plan.records[create.gid]!.fields.stored])
@@ -220,7 +220,7 @@ struct ServerPush {
             for (gid, target) in plan.merged { try sql.run(SyncTables.insertMerged, [.text(gid), .text(target)]) }
             for (gid, _) in plan.deletes { try sql.run(SyncTables.markDeleted, [.text(gid)]) }
             if trial { throw TrialPassed() }
-            if let judge, let user { try recordView(of: answer, user: user, models: models, judge: judge, in: sql) }
+            if let judge, let user { try recordView(of: answer, user: user, models: models, keys: inserted, judge: judge, in: sql) }
             let json = String(decoding: try SyncJSON.encoder.encode(answer), as: UTF8.self)
             try sql.run(SyncTables.insertPush, [.text(device), .text(request.id), .text(json)])
         }
@@ -231,13 +231,15 @@ struct ServerPush {
     /// scoped rows, for good (version 0): the device applies the answer, or gets it again when
     /// it sends the push again. A row deleted by a user after this push then reaches the device
     /// as a tombstone.
-    private func recordView(of answer: SyncPushResponse, user: String, models: [String: any PersistentModel], judge: ServerScope.Judge, in sql: StoreSQL) throws {
+    private func recordView(
+        of answer: SyncPushResponse, user: String, models: [String: any PersistentModel], keys: InsertedRowKeys, judge: ServerScope.Judge, in sql: StoreSQL
+    ) throws {
         var held: [(gid: String, ref: SyncIDs.RowRef)] = []
         var gone: [String] = []
         for row in answer.rows {
             if row.deleted || row.leftScope {
                 gone.append(row.id)
-            } else if let model = models[row.id], judge.isScoped(model), let key = model._rowKey {
+            } else if let model = models[row.id], judge.isScoped(model), let key = keys.key(of: model) {
                 held.append((row.id, SyncIDs.RowRef(entity: model.persistentModelID.entityName, key: key)))
             }
         }

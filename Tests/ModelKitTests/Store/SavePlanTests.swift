@@ -17,7 +17,31 @@ import Testing
     /// Writes `plan` through the store of `context`'s container, as a save does.
     func write(_ plan: SavePlan, in context: ModelContext) throws -> SaveOutcome {
         let link = context.links[0]
-        return try link.store.save(plan, trace: nil, author: nil, from: link.inbox, on: nil)
+        return try link.store.save(plan, in: StoreSession(link: link, author: nil, trace: nil))
+    }
+
+    struct AttachmentFailure: Error {}
+
+    @Test func whatASaveAttachesSeesTheNewKeysWhileTheModelsTakeThemOnlyAfterTheCommit() throws {
+        let context = ModelContext(try inMemoryContainer(for: Shelf.self, Book.self))
+        let shelf = Shelf(name: "Novels")
+        context.insert(shelf)
+        var seen: (attached: Int64?, onModel: Int64?)
+        try context.save { _, inserted in seen = (inserted.key(of: shelf), shelf._rowKey) }
+        #expect(seen.attached != nil && seen.onModel == nil, "the context's models are not touched inside the transaction")
+        #expect(shelf._rowKey == seen.attached)
+    }
+
+    @Test func aFailingAttachmentLeavesTheModelsAsTheyWereAndTheChangesPending() throws {
+        let context = ModelContext(try inMemoryContainer(for: Shelf.self, Book.self))
+        let shelf = Shelf(name: "Novels")
+        context.insert(shelf)
+        let temporary = shelf.persistentModelID
+        #expect(throws: AttachmentFailure.self) { try context.save { _, _ in throw AttachmentFailure() } }
+        #expect(shelf._rowKey == nil && shelf.persistentModelID == temporary && context.hasChanges)
+        #expect(try ModelContext(context.container).fetchCount(FetchDescriptor<Shelf>()) == 0)
+        try context.save()
+        #expect(shelf._rowKey != nil && !context.hasChanges)
     }
 
     @Test func theContextPlansRowsTheSaveInsertsByTheirPlaceAndNeverWritesThem() throws {
