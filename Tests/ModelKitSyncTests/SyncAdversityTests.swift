@@ -42,7 +42,7 @@ import Testing
         let world = try SyncWorld(kind, policies: Self.summing())
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
-        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
+        let b = try world.device(through: transport)
         try await a.share([Counter(name: "c", value: 10)], with: b)
         try edit(a, Counter.self) { counters, _ in counters[0].value += 1 }
         try await a.sync()
@@ -68,7 +68,7 @@ import Testing
     func anEditMadeBeforeAPullOfALaterEditLosesToIt(_ kind: ServerKind) async throws {
         let world = try SyncWorld(kind)
         let transport = FaultyTransport(server: world.server)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: transport, keeping: world)
+        let a = try world.device(through: transport)
         let b = try world.device()
         try await a.share([Note(title: "Draft")], with: b)
         // While A's sync pulls, A edits; then B edits later and syncs before A's pull reads.
@@ -174,7 +174,7 @@ import Testing
     func aPushDeliveredTwiceAtOnceIsAppliedOnceAndAnsweredAlike(_ kind: ServerKind) async throws {
         let world = try SyncWorld(kind, policies: Self.summing())
         let transport = FaultyTransport(server: world.server)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: transport, keeping: world)
+        let a = try world.device(through: transport)
         a.context.insert(Counter(name: "c", value: 0))
         try a.context.save()
         try await a.sync()
@@ -297,7 +297,7 @@ import Testing
         let world = try SyncWorld(kind)
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
-        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
+        let b = try world.device(through: transport)
         try await a.share([Tag(name: "x")], with: b)
         try edit(a, Tag.self) { _, context in context.insert(Tag(name: "work")) }
         try await a.sync()
@@ -340,7 +340,7 @@ import Testing
         let world = try SyncWorld(kind)
         let transport = FaultyTransport(server: world.server)
         let a = try world.device()
-        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: transport, keeping: world)
+        let b = try world.device(through: transport)
         try await a.share([Tag(name: "one"), Tag(name: "two")], with: b)
         try edit(a, Tag.self) { tags, _ in tags.first { $0.name == "one" }!.name = "same" }
         try await a.sync()

@@ -55,7 +55,7 @@ final class FaultyTransport: SyncTransport {
         policies.set(\Counter.value, .custom { c in c.server + c.incoming - (c.base ?? 0) })
         let world = try SyncWorld(kind, policies: policies)
         let transport = FaultyTransport(server: world.server)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: transport, keeping: world)
+        let a = try world.device(through: transport)
         let b = try world.device()
         a.context.insert(Counter(name: "c", value: 1))
         try a.context.save()
@@ -82,7 +82,7 @@ final class FaultyTransport: SyncTransport {
     func aSaveMadeWhileASyncPullsIsNeitherLostNorOverwritten(_ kind: ServerKind) async throws {
         let world = try SyncWorld(kind)
         let transport = FaultyTransport(server: world.server)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: transport, keeping: world)
+        let a = try world.device(through: transport)
         let b = try world.device()
         b.context.insert(Note(title: "Shared", body: "v1"))
         try b.context.save()

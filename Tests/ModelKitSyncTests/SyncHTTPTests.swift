@@ -25,8 +25,8 @@ import Testing
         http.start()
         defer { http.stop() }
         let url = URL(string: "http://127.0.0.1:\(http.port)/sync")!
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: HTTPSyncTransport(url: url), keeping: world)
-        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: HTTPSyncTransport(url: url), keeping: world)
+        let a = try world.device(through: HTTPSyncTransport(url: url))
+        let b = try world.device(through: HTTPSyncTransport(url: url))
         let note = Note(title: "over HTTP")
         a.context.insert(note)
         note.tags = [Tag(name: "web")]

@@ -30,8 +30,8 @@ import Testing
         http.start()
         defer { http.stop() }
         let url = URL(string: "http://127.0.0.1:\(http.port)/sync")!
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: HTTPSyncTransport(url: url), keeping: world)
-        let b = try Device(url: world.directory.appendingPathComponent("b.store"), types: syncedTypes, transport: HTTPSyncTransport(url: url), keeping: world)
+        let a = try world.device(through: HTTPSyncTransport(url: url))
+        let b = try world.device(through: HTTPSyncTransport(url: url))
         try await Self.running([a, b]) {
             a.context.insert(Note(title: "over HTTP"))
             try a.context.save()
@@ -46,7 +46,7 @@ import Testing
         let world = try SyncWorld()
         let link = Link(world.server)
         link.isDown = true
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let a = try world.device(through: link)
         let b = try world.device()
         try await Self.running([a]) {
             a.context.insert(Note(title: "offline"))
@@ -72,7 +72,7 @@ import Testing
         let world = try SyncWorld()
         let link = Link(world.server)
         link.isDown = true
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let a = try world.device(through: link)
         try await Self.running([a]) {
             try await Self.eventually("a to say why its pulls fail") { a.client.status.lastError?.code == .transportFailed }
             #expect(a.client.status.pendingChanges == 0)
@@ -86,7 +86,7 @@ import Testing
         let world = try SyncWorld()
         let link = Link(world.server)
         link.refusesPushes = true
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let a = try world.device(through: link)
         let b = try world.device()
         try await Self.running([a]) {
             a.context.insert(Note(title: "stuck"))
@@ -105,7 +105,7 @@ import Testing
     @Test func cancellingRunStopsItsRequests() async throws {
         let world = try SyncWorld()
         let link = Link(world.server, waits: false)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let a = try world.device(through: link)
         a.client.pollInterval = .milliseconds(10)
         let client = a.client
         let live = Task { try await client.run() }
@@ -123,7 +123,7 @@ import Testing
         let world = try SyncWorld()
         struct Refused: Error {}
         let server = try SyncServer(container: try world.serverContainer()) { _ in throw Refused() }
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: server, keeping: world)
+        let a = try world.device(through: server)
         let client = a.client
         let error = try await #require(throws: SyncError.self) {
             try await Self.bounded { try await client.run() }
@@ -135,7 +135,7 @@ import Testing
     @Test func statusUpdatesYieldTheCurrentStatusFirstThenChangesInOrder() async throws {
         let world = try SyncWorld()
         let link = Link(world.server)
-        let a = try Device(url: world.directory.appendingPathComponent("a.store"), types: syncedTypes, transport: link, keeping: world)
+        let a = try world.device(through: link)
         var updates = a.client.statusUpdates.makeAsyncIterator()
         let first = await updates.next()
         #expect(first == a.client.status)

@@ -82,8 +82,8 @@ let hostileTypes: [any PersistentModel.Type] = scopedTypes + [Document.self, She
         let world = try SyncWorld(kind, types: hostileTypes, scopes: hidingScopes)
         let aliceT = ScopeTransport(server: world.server)
         let bobT = ScopeTransport(server: world.server)
-        let alice = try Device(url: world.directory.appendingPathComponent("alice.store"), types: hostileTypes, transport: aliceT, credentials: ["user": "alice"], keeping: world)
-        let bob = try Device(url: world.directory.appendingPathComponent("bob.store"), types: hostileTypes, transport: bobT, credentials: ["user": "bob"], keeping: world)
+        let alice = try world.device(types: hostileTypes, user: "alice", through: aliceT)
+        let bob = try world.device(types: hostileTypes, user: "bob", through: bobT)
         return (world, alice, bob, aliceT, bobT)
     }
 

@@ -83,10 +83,15 @@ final class SyncWorld {
     }
 
     /// A new device, syncing through server instance `instance` (in process).
-    func device(instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes, user: String? = nil) throws -> Device {
+    /// A new device on a store file of its own, syncing with server instance `instance`, or
+    /// `through` another transport (HTTP, a link that fails on demand).
+    func device(
+        instance: Int = 1, types: [any PersistentModel.Type] = syncedTypes, user: String? = nil, through transport: (any SyncTransport)? = nil
+    ) throws -> Device {
         deviceCount += 1
         let url = directory.appendingPathComponent("device\(deviceCount).store")
-        return try Device(url: url, types: types, transport: servers[instance - 1], credentials: user.map { ["user": $0] } ?? [:], keeping: self)
+        return try Device(
+            url: url, types: types, transport: transport ?? servers[instance - 1], credentials: user.map { ["user": $0] } ?? [:], keeping: self)
     }
 }
 
