@@ -164,7 +164,7 @@ var targets: [Target] = [
     .target(name: "Records", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/Records"),
     .executableTarget(name: "records", dependencies: ["Records", "AppState"] + swiftDataDependency, path: "Examples/records"),
     .target(name: "TodoList", dependencies: ["AppState"] + swiftDataDependency, path: "Examples/TodoList"),
-    .executableTarget(name: "todo", dependencies: ["TodoList", "AppState"] + swiftDataDependency, path: "Examples/todo"),
+    .executableTarget(name: "todo", dependencies: ["TodoList", "AppState", "ModelKitSync"] + swiftDataDependency, path: "Examples/todo"),
     .testTarget(name: "CSQLiteTests", dependencies: ["CSQLite"]),
     .testTarget(
         name: "ModelKitMacrosTests",
@@ -194,7 +194,7 @@ var targets: [Target] = [
             .target(name: "ModelKitPostgres", condition: .when(platforms: [.linux])),
         ] + swiftDataDependency),
     .testTarget(name: "RecordsTests", dependencies: ["Records", "records", "AppState", "TestSupport", sqliteDependency] + swiftDataDependency),
-    .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "TestSupport"] + swiftDataDependency),
+    .testTarget(name: "TodoListTests", dependencies: ["TodoList", "todo", "AppState", "ModelKitSync", "TestSupport"] + swiftDataDependency),
 ]
 
 /// `SwiftData`, ModelKit under the name SwiftData code imports, exists where Apple's does not: on

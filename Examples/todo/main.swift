@@ -1,16 +1,16 @@
 // `todo`: the ModelState guide's view model as a command-line tool.
 //
 //     todo [--store PATH] add <title> | list | toggle <title> | remove <title> | clear
+//     todo [--store PATH] sync --server URL [--token T] | watch --server URL [--token T]
 //
 // The list persists in `<data dir>/todo/default.store` unless `--store` names another file.
+// `sync` and `watch` sync it with `modelkit-sync-server`.
 
-import AppState
+import Dispatch
 import Foundation
-import SwiftData
-import TodoList
 
 @MainActor
-func main() -> Int32 {
+func main() async -> Int32 {
     let arguments = CommandLine.arguments.dropFirst()
     if arguments.contains("--help") || arguments.contains("-h") {
         print(TodoCommand.usage)
@@ -20,11 +20,22 @@ func main() -> Int32 {
     do {
         command = try TodoCommand(arguments: Array(arguments))
     } catch {
-        printError("todo: \(error)\n\n\(TodoCommand.usage)")
-        return 2
+        printError("todo: \(error) (todo --help shows the usage)")
+        return 1
     }
+    let run = Task { try await command.run(TodoCommand.Output(line: printLine, problem: printError)) }
+    // Ctrl-C ends `watch` cleanly: its run is cancelled, and it returns. Other commands keep the
+    // default, which ends them at once (a sync is safe to interrupt: nothing is lost or applied twice).
+    var interrupt: (any DispatchSourceSignal)?
+    if case .watch = command.action {
+        signal(SIGINT, SIG_IGN)
+        interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "todo.interrupt"))
+        interrupt?.setEventHandler { @Sendable in run.cancel() }
+        interrupt?.resume()
+    }
+    defer { interrupt?.cancel() }
     do {
-        for line in try command.run() { print(line) }
+        try await run.value
         return 0
     } catch {
         printError("todo: \(error)")
@@ -32,8 +43,13 @@ func main() -> Int32 {
     }
 }
 
+/// Writes a line to standard output at once, unbuffered, so that `watch`'s lines show as they come.
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
 
-exit(MainActor.assumeIsolated { main() })
+exit(await main())

@@ -2,7 +2,7 @@ import Foundation
 
 /// One of the package's executables, run as a new process per call, as a user would run it: with
 /// a home and data directory of its own, removed when the tool is released.
-public final class CommandLineTool {
+public final class CommandLineTool: Sendable {
     /// What a run printed and how it ended.
     public struct Result {
         public let status: Int32

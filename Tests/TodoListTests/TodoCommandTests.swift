@@ -54,9 +54,10 @@ extension CommandLineTool {
         try todo.run("add", "Keep me")
         let before = todo.snapshot(todo.defaultStore)
         let result = try todo.run(arguments)
-        #expect(result.status != 0)
+        #expect(result.status == 1)
         #expect(result.out == "")
-        #expect(result.err.contains(message))
+        #expect(result.err.hasPrefix("todo: \(message)"))
+        #expect(result.err.split(separator: "\n").count == 1)
         #expect(todo.snapshot(todo.defaultStore) == before)
         #expect(try todo.run("list").out == "[ ] Keep me\n")
     }
@@ -80,7 +81,7 @@ extension CommandLineTool {
     }
 
     @Test func argumentsParseIntoActions() throws {
-        #expect(try TodoCommand(arguments: ["add", "Buy", "milk"]).action == .add("Buy milk"))
+        #expect(try TodoCommand(arguments: ["add", "Buy", "milk"]).action == .local(.add("Buy milk")))
         #expect(try TodoCommand(arguments: ["--store", "/tmp/a.store", "list"]).store?.path == "/tmp/a.store")
         #expect(throws: TodoCommand.Failure(description: "add needs a title")) { try TodoCommand(arguments: ["add", " "]) }
     }
