@@ -34,7 +34,7 @@ struct SyncTarget: Equatable {
         let line: String
         switch error as? SyncError {
         case let error? where error.code == .transportFailed:
-            line = "no sync server answers at \(url) (start one with `swift run modelkit-sync-server --store server.store`): \(error.message)"
+            line = "no sync server answers at \(url); is modelkit-sync-server running there? (\(error.message))"
         case let error? where error.code == .unauthorized:
             line = "the server at \(url) refused \(token == nil ? "a sync without --token" : "the token"): \(error.message)"
         case let error? where error.code == .schemaMismatch:

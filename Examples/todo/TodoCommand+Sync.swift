@@ -43,8 +43,8 @@ extension TodoCommand {
 
     /// `watch`: syncs once (failing at once if the server cannot be reached or refuses), then
     /// runs ``SyncClient/run()`` and prints a line per change of the list, from pulls and from
-    /// local saves alike, and a problem line each time the sync's error changes, until the task
-    /// is cancelled.
+    /// local saves alike, and a problem line when the sync starts failing, fails another way, or
+    /// recovers, until the task is cancelled.
     @MainActor
     func watch(_ target: SyncTarget, _ output: Output) async throws {
         let container = try openContainer()
@@ -80,7 +80,8 @@ extension TodoCommand {
                 live.cancel()
                 statuses.cancel()
             }
-            var lastError: SyncError?
+            // What the status last said went wrong; its message varies from one retry to the next.
+            var lastProblem: SyncError.Code?
             // Ends when the task is cancelled.
             for await event in events {
                 switch event {
@@ -88,13 +89,13 @@ extension TodoCommand {
                     let now = snapshot()
                     for line in now.lines(since: shown) { output.line(line) }
                     shown = now
-                case .status(let status) where status.lastError != lastError:
+                case .status(let status) where status.lastError?.code != lastProblem:
                     if let error = status.lastError {
                         output.problem("todo: \(target.explain(error)); retrying")
                     } else {
                         output.problem("todo: syncing with \(target.url) again")
                     }
-                    lastError = status.lastError
+                    lastProblem = status.lastError?.code
                 case .status:
                     break
                 case .failed(let error):

@@ -185,7 +185,7 @@ final class PrintedLines {
             let result = try await todo.running("--store", todo.store("a.store"), command, "--server", "http://127.0.0.1:\(port)")
             #expect(result.status == 1)
             #expect(result.out == "")
-            #expect(result.err.hasPrefix("todo: no sync server answers at http://127.0.0.1:\(port) "))
+            #expect(result.err.hasPrefix("todo: no sync server answers at http://127.0.0.1:\(port); is modelkit-sync-server running there? ("))
             #expect(result.err.split(separator: "\n").count == 1)
         }
     }
