@@ -88,7 +88,7 @@ final class SyncFuzzer: Sendable {
         _ method: String, _ path: String, _ headers: [String: String], _ body: Data, to server: FuzzServer, holding rows: FuzzServer.Snapshot
     ) -> FuzzServer.Snapshot {
         let body = Data(replacingPlaceholder(in: Array(body), with: server.fingerprint))
-        let response = SyncHTTPServer.wait { await server.handler.handle(method: method, path: path, headers: headers, body: body) }
+        let response = waitFor { await server.handler.handle(method: method, path: path, headers: headers, body: body) }
         let after: FuzzServer.Snapshot
         do {
             after = try server.snapshot()
@@ -126,4 +126,17 @@ final class SyncFuzzer: Sendable {
         }
         return result
     }
+}
+
+/// Runs `body` and waits for it on the calling thread: libFuzzer's callback is synchronous.
+private func waitFor<R: Sendable>(_ body: @escaping @Sendable () async -> R) -> R {
+    let result = Mutex<R?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value = await body()
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return result.withLock { $0! }
 }
