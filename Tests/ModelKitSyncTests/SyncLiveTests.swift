@@ -102,20 +102,21 @@ import Testing
         }
     }
 
-    @Test func cancellingRunStopsItsRequests() async throws {
+    @Test func cancellingRunAbandonsTheRequestUnderWayAndReturnsWithNoneLeft() async throws {
         let world = try SyncWorld()
-        let link = Link(world.server, waits: false)
+        // Each request is held until its task is cancelled.
+        let link = Link(world.server, waits: false, holds: true)
         let a = try world.device(through: link)
-        a.client.pollInterval = .milliseconds(10)
         let client = a.client
+        var started = link.started.makeAsyncIterator()
         let live = Task { try await client.run() }
-        try await Self.eventually("a to poll a few times") { link.requests >= 3 }
+        await started.next()
         live.cancel()
-        try await live.value
-        let after = link.requests
-        // Nothing is ordered by this pause: it gives a stray request the time to show.
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(link.requests == after)
+        try await Self.bounded { try await live.value }
+        // Every request the client made has returned: run() leaves nothing running that could
+        // send another, since its requests are all made by its own child tasks.
+        #expect(link.requestsUnderWay == 0)
+        #expect(link.requests >= 1)
         #expect(a.client.status.isSyncing == false)
     }
 
@@ -279,13 +280,21 @@ import Testing
 final class Link: SyncTransport {
     private let server: SyncServer
     private let waits: Bool
+    private let holds: Bool
     private let down = Atomic(false)
     private let count = Atomic(0)
+    private let underWay = Atomic(0)
     private let refusing = Atomic(false)
+    private let announce: AsyncStream<Void>.Continuation
+    /// Yields as each request starts.
+    let started: AsyncStream<Void>
 
-    init(_ server: SyncServer, waits: Bool = true) {
+    /// With `holds`, each request waits until its task is cancelled, then throws.
+    init(_ server: SyncServer, waits: Bool = true, holds: Bool = false) {
         self.server = server
         self.waits = waits
+        self.holds = holds
+        (started, announce) = AsyncStream.makeStream()
     }
 
     var isDown: Bool {
@@ -300,21 +309,29 @@ final class Link: SyncTransport {
     }
 
     var requests: Int { count.load(ordering: .relaxed) }
+    /// The requests started and not yet returned.
+    var requestsUnderWay: Int { underWay.load(ordering: .relaxed) }
     var supportsWaiting: Bool { waits }
 
     func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        try pass()
-        if refusesPushes { throw SyncError(.serverFailed, "the server cannot take pushes now") }
-        return try await server.push(request)
+        try await pass {
+            if self.refusesPushes { throw SyncError(.serverFailed, "the server cannot take pushes now") }
+            return try await self.server.push(request)
+        }
     }
 
     func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        try pass()
-        return try await server.pull(request)
+        try await pass { try await self.server.pull(request) }
     }
 
-    private func pass() throws {
+    private func pass<R>(_ body: () async throws -> R) async throws -> R {
         count.add(1, ordering: .relaxed)
+        underWay.add(1, ordering: .relaxed)
+        defer { underWay.subtract(1, ordering: .relaxed) }
+        announce.yield()
         if isDown { throw SyncError(.transportFailed, "the link is down") }
+        // Held for an hour: until cancelled, which ends the sleep with a CancellationError.
+        if holds { try await Task.sleep(for: .seconds(3600)) }
+        return try await body()
     }
 }
