@@ -5,11 +5,13 @@
 // fresh device); a pull of rows whose relationships point at rows of later pages; and, on a
 // server with scopes, one user's initial sync and pulls on a big server (1,000 users' rows)
 // beside a small one holding only that user's rows, with the server's statements per pull.
-// And live: a save on one running device to visible in another running device's store.
+// And live: a save on one running device to visible in another running device's store; and
+// devices: 1,000 running devices on one server (DevicesCase.swift).
 //
 //     swift run -c release modelkit-sync-bench [--rows 100000] [--runs 3] [--cases initial,push,related,scopes,live]
 //         [--push-rows 100000] [--related-rows 2500,5000,10000,20000]
 //         [--scope-users 1000] [--scope-notes 100] [--scope-repeats 5] [--show-sql] [--live-saves 50]
+//         [--devices 1000] [--device-saves 5] [--idle-seconds 10]
 //
 // Prints medians (and ranges) of each, the ratio to the floor, rows per second, and the
 // process's peak resident memory after each phase.
@@ -77,6 +79,9 @@ func listOption(_ name: String) -> [String]? {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
     return arguments[index + 1].split(separator: ",").map(String.init)
 }
+
+// The server of --cases devices, in a child process of its own (see DevicesCase.swift).
+if let serverStore = listOption("--devices-server")?.first { try await devicesServer(store: serverStore) }
 
 let rows = option("--rows", default: 100_000)
 let runs = option("--runs", default: 3)
@@ -767,3 +772,5 @@ if cases.contains("live") {
             format: "live: save on one device to visible in another's store, HTTP on loopback, %d saves: median %.1f ms (%.1f–%.1f), p99 %.1f ms",
             saves, sorted[sorted.count / 2], sorted.first!, sorted.last!, p99))
 }
+
+if cases.contains("devices") { try await devicesCase() }
