@@ -9,9 +9,9 @@ import Darwin
 /// A small HTTP/1.1 server for a ``SyncHTTPHandler``, on POSIX sockets: for demos, tests and
 /// `modelkit-sync-server`. It speaks plain HTTP with `Content-Length` bodies, keep-alive and
 /// pipelining (answered in order). One I/O thread watches every connection, non-blocking, with
-/// `poll`, and hands each complete request to a task that runs the
-/// handler: an idle keep-alive connection or a pull held for news (``SyncPullRequest/wait``)
-/// costs its socket and buffers, no thread, and an idle server no CPU. A request it cannot
+/// `poll`, and hands each complete request to a task that runs the handler: an idle keep-alive
+/// connection or a pull held for news (``SyncPullRequest/wait``) costs its socket and buffers,
+/// no thread, and an idle server sleeps. A request it cannot
 /// frame safely (a malformed head, a bad or conflicting `Content-Length`, a body over the
 /// handler's ``SyncHTTPHandler/maximumBodySize``, a head over 1 MiB, `Transfer-Encoding`) gets
 /// an HTTP error with a ``SyncError`` body, and the connection is closed. Behind a real
