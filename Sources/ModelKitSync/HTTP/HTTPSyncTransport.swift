@@ -4,7 +4,9 @@ import FoundationNetworking
 #endif
 
 /// Reaches a sync server over HTTP: `POST <url>/push` and `POST <url>/pull`, JSON bodies (the
-/// messages' `Codable` forms), gzip-compressed both ways past a kilobyte, on `URLSession`. A failed request throws
+/// messages' `Codable` forms), gzip-compressed both ways past a kilobyte, on `URLSession`. Pulls
+/// ask for pages in the compact binary form too (``PageFormat/binary``, the default), and read
+/// whichever the server answers in: one that does not speak it answers JSON. A failed request throws
 /// ``SyncError/Code/transportFailed``; the server's refusals come back as the ``SyncError``
 /// it sent (status 4xx or 5xx, body `{"code": …, "message": …}`), carrying the answer's
 /// `Retry-After` as ``SyncError/retryAfter``. A pull's ``SyncPullRequest/wait`` goes to the
@@ -23,32 +25,58 @@ public struct HTTPSyncTransport: SyncTransport {
     /// than URLSession's 60, since a server under load may take that long to apply a push and
     /// giving up sooner only sends it again (it is applied once either way).
     public let timeout: Double
+    /// The form pulled pages are asked for in.
+    public let pageFormat: PageFormat
     private let session: URLSession
 
-    public init(url: URL, headers: [String: String] = [:], session: URLSession = .shared, timeout: Double = 300) {
+    /// The form of a pull's answer.
+    public enum PageFormat: Sendable {
+        /// The compact binary form (`Accept: application/vnd.modelkit-sync`), JSON accepted too:
+        /// several times smaller and faster to read.
+        case binary
+        /// JSON only, as another language's client reads it.
+        case json
+    }
+
+    public init(url: URL, headers: [String: String] = [:], session: URLSession = .shared, timeout: Double = 300, pageFormat: PageFormat = .binary) {
         self.url = url
         self.headers = headers
         self.session = session
         self.timeout = timeout
+        self.pageFormat = pageFormat
     }
 
     /// A ``SyncHTTPHandler`` holds a pull that asks to wait.
     public var supportsWaiting: Bool { true }
 
     public func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
-        try await send(request, to: "push")
+        let (data, _) = try await send(request, to: "push")
+        return try decode(data, of: "push")
     }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        try await send(request, to: "pull", waiting: request.wait ?? 0)
+        let binary = pageFormat == .binary
+        let (data, type) = try await send(request, to: "pull", waiting: request.wait ?? 0, accept: binary ? "\(SyncBinaryPage.mediaType), application/json" : nil)
+        guard binary, type?.lowercased().hasPrefix(SyncBinaryPage.mediaType) == true else { return try decode(data, of: "pull") }
+        return try SyncBinaryPage.decode(data)
     }
 
-    private func send<Request: Encodable, Response: Decodable>(_ body: Request, to operation: String, waiting: Double = 0) async throws -> Response {
+    private func decode<Response: Decodable>(_ data: Data, of operation: String) throws -> Response {
+        do {
+            return try SyncJSON.decoder.decode(Response.self, from: data)
+        } catch {
+            throw SyncError(.malformedMessage, "the server's \(operation) answer is not the sync wire format: \(error)")
+        }
+    }
+
+    /// Sends `body` and returns the answer's body and `Content-Type`.
+    private func send(_ body: some Encodable, to operation: String, waiting: Double = 0, accept: String? = nil) async throws -> (Data, String?) {
         var request = URLRequest(url: url.appendingPathComponent(operation))
         request.timeoutInterval = timeout + max(0, waiting.isFinite ? waiting : 0)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+        if let accept { request.setValue(accept, forHTTPHeaderField: "Accept") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let json = try SyncJSON.encoder.encode(body)
         if json.count >= Gzip.threshold {
@@ -76,11 +104,7 @@ public struct HTTPSyncTransport: SyncTransport {
             }
             throw SyncError(.transportFailed, "\(operation) to \(url) answered HTTP \(status); sync again later", retryAfter: retryAfter)
         }
-        do {
-            return try SyncJSON.decoder.decode(Response.self, from: data)
-        } catch {
-            throw SyncError(.malformedMessage, "the server's \(operation) answer is not the sync wire format: \(error)")
-        }
+        return (data, http?.value(forHTTPHeaderField: "Content-Type"))
     }
 }
 

@@ -2,8 +2,10 @@ import Foundation
 
 /// A ``SyncServer`` as a function from an HTTP request to an HTTP response, for any Swift HTTP
 /// framework to mount in a few lines (see the *Syncing without CloudKit* article for Vapor's and
-/// Hummingbird's). `POST …/push` and `POST …/pull` take and answer JSON; the request's headers
-/// reach the server's authorization hook as credentials, lowercased.
+/// Hummingbird's). `POST …/push` and `POST …/pull` take and answer JSON; a pull whose `Accept`
+/// names `application/vnd.modelkit-sync` is answered in the compact binary page form instead
+/// (what ``HTTPSyncTransport`` asks for). The request's headers reach the server's authorization
+/// hook as credentials, lowercased.
 public struct SyncHTTPHandler: Sendable {
     public let server: SyncServer
     /// The largest request body taken, in bytes; a larger one is refused with 413.
@@ -51,7 +53,9 @@ public struct SyncHTTPHandler: Sendable {
             case "pull":
                 var request = try decode(SyncPullRequest.self, body)
                 request.envelope.credentials.merge(credentials) { _, header in header }
-                return try success(await server.pull(request), gzip: gzipAnswer)
+                let page = try await server.pull(request)
+                guard credentials["accept"]?.lowercased().contains(SyncBinaryPage.mediaType) == true else { return try success(page, gzip: gzipAnswer) }
+                return try success(SyncBinaryPage.encode(page), type: SyncBinaryPage.mediaType, gzip: gzipAnswer)
             default:
                 return Self.failure(404, SyncError(.malformedMessage, "\(path) is neither …/push nor …/pull"))
             }
@@ -71,9 +75,12 @@ public struct SyncHTTPHandler: Sendable {
     }
 
     private func success(_ value: some Encodable, gzip: Bool) throws -> Response {
-        let json = try SyncJSON.encoder.encode(value)
-        guard gzip, json.count >= Gzip.threshold else { return Response(status: 200, headers: ["Content-Type": "application/json"], body: json) }
-        return Response(status: 200, headers: ["Content-Type": "application/json", "Content-Encoding": "gzip"], body: try Gzip.compress(json))
+        try success(try SyncJSON.encoder.encode(value), type: "application/json", gzip: gzip)
+    }
+
+    private func success(_ body: Data, type: String, gzip: Bool) throws -> Response {
+        guard gzip, body.count >= Gzip.threshold else { return Response(status: 200, headers: ["Content-Type": type], body: body) }
+        return Response(status: 200, headers: ["Content-Type": type, "Content-Encoding": "gzip"], body: try Gzip.compress(body))
     }
 
     /// A refusal: `status`, and `error` as JSON (a ``SyncHTTPFailure``).
