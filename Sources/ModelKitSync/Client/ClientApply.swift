@@ -159,6 +159,25 @@ struct ClientApply {
         if pushed.isEmpty { try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: load.pageIDs, ids: ids, values: values, in: context) }
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
+        let seen: SQLValue = .integer(download ?? 0)
+
+        if let inserts = try PullBulkInsert.inserts(of: plan, schema: schema) {
+            try context.replicaInsert(inserts.map(\.insert)) { sql, keys in
+                if try sql.newestHistoryToken(notBy: SyncClient.author) != seenLocal { throw LocalSaveRaced() }
+                var values: [SQLValue] = []
+                values.reserveCapacity(plan.creates.count * 5)
+                for ((insert, gids), keys) in zip(inserts, keys) {
+                    let entity = SQLValue.text(insert.entity.name)
+                    for (gid, key) in zip(gids, keys) {
+                        values += [.text(gid), entity, .integer(key), seen, (plan.records[gid] ?? FieldRecord()).stored]
+                    }
+                }
+                try SyncTables.insertIDs(values, in: sql)
+                try ids.recordAssigned(in: sql)
+                try close(rows, in: sql, finish: finish)
+            }
+            return plan.changed
+        }
 
         // Write: new rows (their relationships once all are made), fields, deletes.
         let resolve: (String) throws -> (any PersistentModel)? = { models[$0] }
@@ -182,7 +201,6 @@ struct ClientApply {
 
         try context.save { sql, inserted in
             if try sql.newestHistoryToken(notBy: SyncClient.author) != seenLocal { throw LocalSaveRaced() }
-            let seen: SQLValue = .integer(download ?? 0)
             var records = plan.records
             for create in plan.creates {
                 guard let model = models[create.gid], let key = inserted.key(of: model) else { continue }
@@ -211,17 +229,21 @@ struct ClientApply {
                 try sql.run(SyncTables.deleteAwaited, [.text(entry.gid), .text(entry.property)])
                 for target in missing { try sql.run(SyncTables.insertAwaited, [.text(target), .text(entry.gid), .text(entry.property)]) }
             }
-            // The device's clock moves past every reading it sees; edits made before now were
-            // made before it saw them.
-            // The wire form sorts as clocks compare: the largest string is the newest reading.
-            if let newest = rows.lazy.flatMap(\.fields.values).map(\.clock).max().flatMap(HybridLogicalClock.init) {
-                var log = try ClockLog.read(in: sql)
-                let before = log
-                log.record(HybridLogicalClock(millis: newest.millis, counter: newest.counter, node: client.device), at: Date())
-                if log != before { try log.write(in: sql) }
-            }
-            try finish(sql)
+            try close(rows, in: sql, finish: finish)
         }
         return plan.changed
+    }
+
+    /// The last writes of an apply, in its transaction: the device's clock moves past every
+    /// reading `rows` hold (edits made before now were made before it saw them), then `finish`.
+    private func close(_ rows: [SyncChange], in sql: StoreSQL, finish: (StoreSQL) throws -> Void) throws {
+        // The wire form sorts as clocks compare: the largest string is the newest reading.
+        if let newest = rows.lazy.flatMap(\.fields.values).map(\.clock).max().flatMap(HybridLogicalClock.init) {
+            var log = try ClockLog.read(in: sql)
+            let before = log
+            log.record(HybridLogicalClock(millis: newest.millis, counter: newest.counter, node: client.device), at: Date())
+            if log != before { try log.write(in: sql) }
+        }
+        try finish(sql)
     }
 }

@@ -65,6 +65,14 @@ enum SyncTables {
     /// none) and its fields; nothing if the row has one. Returns the gid when it inserted it.
     static let insertID =
         "INSERT INTO \(ids) (gid, entity, row_key, seen, fields) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING gid"
+    /// Records the identifiers of new rows, as ``insertID`` does one, in statements of up to 500
+    /// rows: each row's gid, entity, key, seen and fields, one after another.
+    static func insertIDs(_ values: [SQLValue], in sql: StoreSQL) throws {
+        for chunk in values.chunked(5 * 500) {
+            let rows = Array(repeating: "(?, ?, ?, ?, ?)", count: chunk.count / 5).joined(separator: ", ")
+            try sql.run("INSERT INTO \(ids) (gid, entity, row_key, seen, fields) VALUES \(rows) ON CONFLICT DO NOTHING", Array(chunk))
+        }
+    }
     /// Sets a row's fields and takes its version from the bound one to the next: fields, gid,
     /// version; returns the gid if the version was the bound one.
     static let updateFieldsAtVersion = "UPDATE \(ids) SET fields = ?, version = version + 1 WHERE gid = ? AND version = ? RETURNING gid"
