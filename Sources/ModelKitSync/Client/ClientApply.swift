@@ -166,13 +166,16 @@ struct ClientApply {
                 if try sql.newestHistoryToken(notBy: SyncClient.author) != seenLocal { throw LocalSaveRaced() }
                 var values: [SQLValue] = []
                 values.reserveCapacity(plan.creates.count * 5)
+                var records = plan.records
                 for ((insert, gids), keys) in zip(inserts, keys) {
                     let entity = SQLValue.text(insert.entity.name)
                     for (gid, key) in zip(gids, keys) {
-                        values += [.text(gid), entity, .integer(key), seen, (plan.records[gid] ?? FieldRecord()).stored]
+                        values += [.text(gid), entity, .integer(key), seen, (records.removeValue(forKey: gid) ?? FieldRecord()).stored]
                     }
                 }
                 try SyncTables.insertIDs(values, in: sql)
+                // The page's rows the device had unchanged: their bases, and the download that saw them.
+                for (gid, record) in records { try sql.run(SyncTables.updateFields, [record.stored, seen, seen, .text(gid)]) }
                 try ids.recordAssigned(in: sql)
                 try close(rows, in: sql, finish: finish)
             }

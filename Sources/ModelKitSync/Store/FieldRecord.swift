@@ -23,8 +23,10 @@ struct FieldRecord: Equatable {
     /// The stored form: a version byte, then per property its name, whether it has a base, the
     /// base and the clock.
     var stored: SQLValue {
-        var data = Data([1])
-        data.reserveCapacity(16 + entries.count * 32)
+        // Built as bytes, then one `Data`: appending to a `Data` piece by piece costs several
+        // times more, and a page writes a record per row.
+        var data: [UInt8] = [1]
+        data.reserveCapacity(16 + entries.count * 48)
         for (name, entry) in entries {
             data.appendString(name)
             if let base = entry.base {
@@ -35,7 +37,7 @@ struct FieldRecord: Equatable {
             }
             data.appendString(entry.clock)
         }
-        return .blob(data)
+        return .blob(Data(data))
     }
 
     init() {}
@@ -53,7 +55,7 @@ struct FieldRecord: Equatable {
     }
 }
 
-extension Data {
+extension [UInt8] {
     mutating func appendInteger<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }
@@ -62,7 +64,7 @@ extension Data {
         var string = string
         string.withUTF8 { bytes in
             appendInteger(UInt32(bytes.count))
-            append(bytes.baseAddress!, count: bytes.count)
+            append(contentsOf: bytes)
         }
     }
 
@@ -81,7 +83,7 @@ extension Data {
         case .blob(let blob):
             append(4)
             appendInteger(UInt32(blob.count))
-            append(blob)
+            append(contentsOf: blob)
         case .reference(let gid):
             append(5)
             appendString(gid)
