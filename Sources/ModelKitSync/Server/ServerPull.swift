@@ -182,12 +182,20 @@ struct ServerPull {
         let values = FieldValues(schema: server.schema, ids: ids)
         var changes: [SyncChange] = []
         changes.reserveCapacity(models.count + missing.count)
-        var described: [(gid: String, fields: [String: SyncValue], entity: String)] = []
+        let zero = HybridLogicalClock.zero.description
+        var entity: SyncSchema.Entity?
         for model in models {
             let name = model.persistentModelID.entityName
-            let entity = try server.schema.entity(named: name)
+            if entity?.name != name { entity = try server.schema.entity(named: name) }
             guard let gid = try ids.gid(of: model, assigning: true) else { continue }
-            described.append((gid, try values.values(of: model, entity, assigning: true), name))
+            // Each field with the clock of its last edit; a row named just now has none yet.
+            let clocks = ids.byGid[gid]?.fields ?? FieldRecord()
+            var fields: [String: SyncField] = [:]
+            fields.reserveCapacity(entity!.fields.count)
+            for field in entity!.fields {
+                fields[field.name] = SyncField(value: try values.value(of: model, field, assigning: true), clock: clocks[field.name]?.clock ?? zero)
+            }
+            changes.append(SyncChange(entity: name, id: gid, fields: fields))
         }
         if !ids.assigned.isEmpty {
             try context.replicaWrite { sql in
@@ -198,18 +206,10 @@ struct ServerPull {
                 }
             }
         }
-        let zero = HybridLogicalClock.zero.description
-        let shown: ((String) -> Bool)? = reads.map { reads in
-            { gid in ids.byGid[gid].map { reads(SyncIDs.RowRef(entity: $0.entity, key: $0.key)) } ?? false }
-        }
-        for (gid, fields, entity) in described {
-            let clocks = ids.byGid[gid]?.fields ?? FieldRecord()
-            let change = SyncChange(
-                entity: entity, id: gid,
-                fields: fields.reduce(into: [:]) { result, field in
-                    result[field.key] = SyncField(value: field.value, clock: clocks[field.key]?.clock ?? zero)
-                })
-            changes.append(shown.map { change.hiding(unless: $0) } ?? change)
+        if let reads {
+            changes = changes.map { change in
+                change.hiding { gid in ids.byGid[gid].map { reads(SyncIDs.RowRef(entity: $0.entity, key: $0.key)) } ?? false }
+            }
         }
         for (entity, group) in Dictionary(grouping: missing, by: \.entity) {
             try ids.load(entity: entity, keys: group.map(\.key))
