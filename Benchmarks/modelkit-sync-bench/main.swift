@@ -19,6 +19,7 @@
 import Foundation
 import ModelKit
 import ModelKitSync
+import Synchronization
 #if canImport(SQLite3)
 import SQLite3
 #else
@@ -192,14 +193,32 @@ if cases.contains("initial") {
     let http = try SyncHTTPServer(handler: SyncHTTPHandler(server: server))
     http.start()
     let httpURL = URL(string: "http://127.0.0.1:\(http.port)/sync")!
+    /// The process's CPU time so far (user and system, every thread): the server's, the
+    /// device's and HTTP's together, which other work on a shared machine does not inflate.
+    func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+    var cpu: [String: [Double]] = [:]
     for run in 0..<runs {
+        var start = cpuSeconds()
         floor.append(rawFloor(run: run))
+        cpu["raw floor", default: []].append(cpuSeconds() - start)
         peaks["raw floor"] = peakMegabytes()
         let local = try device("in-process-\(run)")
+        start = cpuSeconds()
         inProcess.append(try await seconds { _ = try await SyncClient(container: local, transport: server).sync() })
+        cpu["in process", default: []].append(cpuSeconds() - start)
         peaks["in process"] = peakMegabytes()
         let remote = try device("http-\(run)")
+        start = cpuSeconds()
         overHTTP.append(try await seconds { _ = try await SyncClient(container: remote, transport: HTTPSyncTransport(url: httpURL)).sync() })
+        cpu["over HTTP", default: []].append(cpuSeconds() - start)
         peaks["over HTTP"] = peakMegabytes()
         let count = try ModelContext(remote).fetchCount(FetchDescriptor<BenchRow>())
         precondition(count == rows, "the device has \(count) rows, not \(rows)")
@@ -225,7 +244,48 @@ if cases.contains("initial") {
             precondition(report.pulled == 1)
         })
     }
+
+    // One page of the full download, per request: made in process (no encoding), and asked for
+    // over HTTP in each form; its size in each.
+    final class FirstPull: SyncTransport {
+        let server: SyncServer
+        let request = Mutex<SyncPullRequest?>(nil)
+        init(_ server: SyncServer) { self.server = server }
+        func push(_ request: SyncPushRequest) async throws -> SyncPushResponse { try await server.push(request) }
+        func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
+            self.request.withLock { $0 = request }
+            throw CancellationError()
+        }
+    }
+    let recorder = FirstPull(server)
+    _ = try? await SyncClient(container: try device("wire"), transport: recorder).sync()
+    let firstPull = recorder.request.withLock { $0 }!
+    var pageTimes: [String: [Double]] = [:]
+    for _ in 0..<10 {
+        pageTimes["in process, no encoding", default: []].append(try await seconds { _ = try await server.pull(firstPull) })
+        for (name, format) in [("HTTP, JSON", HTTPSyncTransport.PageFormat.json), ("HTTP, binary", .binary)] {
+            let transport = HTTPSyncTransport(url: httpURL, pageFormat: format)
+            pageTimes[name, default: []].append(try await seconds { _ = try await transport.pull(firstPull) })
+        }
+    }
+    let handler = SyncHTTPHandler(server: server)
+    let requestBody = try JSONEncoder().encode(firstPull)
+    var sizes: [String: Int] = [:]
+    for (name, accept) in [("HTTP, JSON", "application/json"), ("HTTP, binary", "application/vnd.modelkit-sync")] {
+        for gzip in [false, true] {
+            var headers = ["Accept": accept]
+            if gzip { headers["Accept-Encoding"] = "gzip" }
+            sizes[name + (gzip ? " gzip" : "")] = await handler.handle(method: "POST", path: "/sync/pull", headers: headers, body: requestBody).body.count
+        }
+    }
     http.stop()
+    let pageRows = firstPull.limit
+    print("| one page of \(pageRows) rows | median (range) | µs a row | bytes (gzip) |")
+    print("|---|---|---|---|")
+    for name in ["in process, no encoding", "HTTP, JSON", "HTTP, binary"] {
+        let size = sizes[name].map { "\($0) (\(sizes[name + " gzip"]!))" } ?? ""
+        print(String(format: "| %@ | %@ | %.1f | %@ |", name, summary(pageTimes[name]!), median(pageTimes[name]!) * 1e6 / Double(pageRows), size))
+    }
 
     let floorMedian = median(floor)
     print("| case | median (range) | × raw floor | rows/s | peak RSS after |")
@@ -235,6 +295,9 @@ if cases.contains("initial") {
         print(String(format: "| %@ | %@ | %.2f | %d | %d MB |", name, summary(values), median(values) / floorMedian, Int(Double(rows) / median(values)), peaks[name.contains("HTTP") ? "over HTTP" : "in process"]!))
     }
     print("| one changed row, push then pull over HTTP | \(summary(roundTrips)) | | | |")
+    print("CPU time (every thread), median (range), µs a row: " + ["raw floor", "in process", "over HTTP"].map { name in
+        String(format: "%@ %@, %.1f", name, summary(cpu[name]!), median(cpu[name]!) * 1e6 / Double(rows))
+    }.joined(separator: "; "))
 }
 
 /// The raw floor of a copy: every row of `tables` read from `source` and written to a new
