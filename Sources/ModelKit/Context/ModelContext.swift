@@ -98,12 +98,12 @@ public final class ModelContext {
         try reader(of: link(for: entity))
     }
 
-    /// The context's reads of `link`'s store, on a reader opened on first use.
     /// What `link`'s store keeps for this context's writes.
     func session(of link: StoreLink) -> StoreSession {
         StoreSession(link: link, author: author, trace: statementTrace)
     }
 
+    /// The context's reads of `link`'s store, on a reader opened on first use.
     func reader(of link: StoreLink) throws -> StoreReader {
         try link.reader(trace: statementTrace)
     }

@@ -55,10 +55,9 @@ extension ModelContext {
             }
         }
         NotificationCenter.default.post(name: Self.willSave, object: self)
-        let reader = store.savesOnContextConnections ? try reader(of: link) : nil
         let (keys, token) = try run(on: link) {
-            try store.commit(trace: statementTrace, author: author, from: link.inbox, on: reader) { writer in
-                if store.dialect.batchesInserts {
+            try store.commit(in: session(of: link)) { writer in
+                if store.dialect.batching.inserts {
                     for (entity, count) in Dictionary(grouping: inserts, by: { ObjectIdentifier($0.entity) }).values.map({ ($0[0].entity, $0.reduce(0) { $0 + $1.count }) }) {
                         try writer.expectInserts(count, of: entity)
                     }
