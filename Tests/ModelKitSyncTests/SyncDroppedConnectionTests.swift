@@ -58,8 +58,22 @@ import Testing
             let server = try world.serverContainer()
             let want = expected.map { "\($0.key)=\($0.value)" }.sorted()
             for (index, device) in devices.enumerated() {
-                try await SyncLiveTests.eventually("device \(index) to hold every note once, with its last edit") {
-                    try Self.notes(in: device.container) == want && device.client.status.pendingChanges == 0
+                do {
+                    try await SyncLiveTests.eventually("device \(index) to hold every note once, with its last edit") {
+                        try Self.notes(in: device.container) == want && device.client.status.pendingChanges == 0
+                    }
+                } catch {
+                    // What a failure needs to be understood: what differs, and what the client says.
+                    let held = try Self.notes(in: device.container)
+                    let status = device.client.status
+                    print(
+                        "SyncDroppedConnectionTests: device \(index) (seed \(seed)) lacks \(Set(want).subtracting(held).sorted()),",
+                        "also has \(Set(held).subtracting(want).sorted()),",
+                        "twice \(Dictionary(grouping: held, by: { $0 }).filter { $1.count > 1 }.keys.sorted());",
+                        "the server lacks \(Set(want).subtracting(try Self.notes(in: server)).sorted());",
+                        "syncing \(status.isSyncing), pending \(status.pendingChanges),",
+                        "last error \(status.lastError.map { "\($0)" } ?? "none"), last sync \(status.lastSyncDate.map { "\($0)" } ?? "never")")
+                    throw error
                 }
             }
             #expect(try Self.notes(in: server) == want)

@@ -100,6 +100,67 @@ import Testing
         }
     }
 
+    /// Found by seed 13928806989729454190 (PostgreSQL): a device that made a tag, then deleted it
+    /// and made it again, all before it pushed, while the server held the name from another
+    /// device, had both of its tags merged into the server's, and every later sync failed.
+    @Test(arguments: ServerKind.available)
+    func twoNewRowsMergedIntoOneTheDeviceLacksBecomeThatRowAndTheDeviceSyncsOn(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        b.context.insert(Tag(name: "naïve"))
+        try b.context.save()
+        try await b.sync()
+        let note = Note(title: "n")
+        a.context.insert(note)
+        note.tags = [Tag(name: "naïve")]
+        try a.context.save()
+        let context = ModelContext(a.container)
+        context.delete(try context.fetch(FetchDescriptor<Tag>())[0])
+        let again = Tag(name: "naïve")
+        context.insert(again)
+        try context.fetch(FetchDescriptor<Note>())[0].tags.append(again)
+        try context.save()
+        try await a.sync()
+        try await b.sync()
+        try await a.sync()
+        for container in [a.container, b.container, world.server.container] {
+            let context = ModelContext(container)
+            #expect(try context.fetch(FetchDescriptor<Tag>()).map(\.name) == ["naïve"])
+            #expect(try context.fetch(FetchDescriptor<Note>()).map { $0.tags.map(\.name) } == [["naïve"]])
+        }
+    }
+
+    /// Found by seeds 16878035653282997818 (SQLite) and 8137449325891461067: a device that had
+    /// not heard of a note's delete gave it a new tag, and the note came back on the server.
+    @Test(arguments: ServerKind.available)
+    func aNewRowNamingARowDeletedOnTheServerDoesNotBringItBack(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        let note = Note(title: "n")
+        a.context.insert(note)
+        note.tags = [Tag(name: "naïve")]
+        try a.context.save()
+        try await a.sync()
+        try await b.sync()
+        a.context.delete(note)
+        try a.context.save()
+        try await a.sync()
+        let context = ModelContext(b.container)
+        context.delete(try context.fetch(FetchDescriptor<Tag>())[0])
+        let again = Tag(name: "naïve")
+        context.insert(again)
+        try context.fetch(FetchDescriptor<Note>())[0].tags.append(again)
+        try context.save()
+        try await b.sync()
+        try await a.sync()
+        try await b.sync()
+        for container in [a.container, b.container, world.server.container] {
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
+        }
+    }
+
     /// Found by seed 2410107321749333532: a NaN with its sign bit set came back without it.
     @Test(arguments: ServerKind.available)
     func aNegativeNaNKeepsItsBitsOnTheServerAndOtherDevices(_ kind: ServerKind) async throws {
