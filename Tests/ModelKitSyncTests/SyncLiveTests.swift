@@ -194,6 +194,31 @@ import Testing
         #expect(page.changes.map(\.entity) == ["Note"])
     }
 
+    @Test func heldPullsWokenByOneCommitShareItsPageButNoDeviceGetsItsOwnPush() async throws {
+        let world = try SyncWorld()
+        let a = try world.device()
+        let b = try world.device()
+        let c = try world.device()
+        try await a.sync()
+        let cursor = try ClientPull(client: a.client).cursor()
+        let server = world.server
+        let held = [a, b, c].map { device in
+            let envelope = device.client.envelope
+            return Task { try await server.pull(SyncPullRequest(envelope: envelope, cursor: cursor, wait: 30)) }
+        }
+        a.context.insert(Note(title: "from a"))
+        try a.context.save()
+        try await a.sync()
+        for other in held[1...] {
+            let page = try await Self.bounded { try await other.value }
+            #expect(page.changes.map(\.entity) == ["Note"])
+        }
+        // The pusher's pull, woken by the same commit, reads its own page: its push is not in it.
+        held[0].cancel()
+        let own = try await Self.bounded { try await held[0].value }
+        #expect(own.changes.isEmpty && own.cursor != cursor)
+    }
+
     @Test func aPullRequestWithoutAWaitDecodesAsBefore() throws {
         let json = #"{"envelope":{"protocolVersion":1,"schema":"s","device":"d","credentials":{}},"cursor":"h:0","limit":100}"#
         let request = try SyncJSON.decoder.decode(SyncPullRequest.self, from: Data(json.utf8))

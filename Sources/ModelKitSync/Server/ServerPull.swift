@@ -50,11 +50,26 @@ struct ServerPull {
         }
     }
 
+    /// The page as a device that made none of its changes sees it, and the authors of the
+    /// transactions it read: the page of every such device, which ``HeldPages`` shares. Not for
+    /// scoped pulls, whose pages are the user's.
+    func sharedPage() throws -> (response: SyncPullResponse, authors: Set<String>) {
+        let limit = max(1, min(request.limit, 10_000))
+        switch try Cursor(request.cursor) {
+        case .history(let token): return try historyPage(after: token, limit: limit, own: nil)
+        case .download(let start, let root, let after): return (try downloadPage(start: start, root: root, after: after, limit: limit), [])
+        }
+    }
+
     private func historyPage(after token: Int64, limit: Int) throws -> SyncPullResponse {
+        try historyPage(after: token, limit: limit, own: ownAuthor).response
+    }
+
+    private func historyPage(after token: Int64, limit: Int, own: String?) throws -> (response: SyncPullResponse, authors: Set<String>) {
         let context = ModelContext(server.container)
-        let changed = try changes(after: token, limit: limit, in: context)
+        let changed = try changes(after: token, limit: limit, in: context, own: own)
         let changes = try describe(changed.rows, in: context)
-        return SyncPullResponse(changes: changes, cursor: "h:\(changed.last)", hasMore: changed.hasMore, isFullDownload: false)
+        return (SyncPullResponse(changes: changes, cursor: "h:\(changed.last)", hasMore: changed.hasMore, isFullDownload: false), changed.authors)
     }
 
     /// What history holds after a token, up to a page.
@@ -67,10 +82,16 @@ struct ServerPull {
         var last: Int64
         /// Whether transactions remain.
         var hasMore = false
+        /// The authors of the transactions read, the device's own aside.
+        var authors: Set<String> = []
     }
 
-    /// The changes after history token `token`, up to about `limit` rows.
-    func changes(after token: Int64, limit: Int, in context: ModelContext) throws -> Changes {
+    /// The author of the device's pushes.
+    var ownAuthor: String { SyncServer.author(of: request.envelope.device) }
+
+    /// The changes after history token `token`, up to about `limit` rows, but those of
+    /// transactions by `own` (the device's pushes; nil for none).
+    func changes(after token: Int64, limit: Int, in context: ModelContext, own: String?) throws -> Changes {
         let storeIdentifier = try context.replicaStoreIdentifier()
         let from = DefaultHistoryToken(replicaStore: storeIdentifier, number: token)
         var descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > from })
@@ -86,13 +107,13 @@ struct ServerPull {
         var changes = Changes(last: token)
         var listed = Set<SyncIDs.RowRef>()
         // The device's own pushes: their answers gave it each pushed row as it became.
-        let own = SyncServer.author(of: request.envelope.device)
         for transaction in transactions {
             if changes.rows.count >= limit {
                 changes.hasMore = true
                 break
             }
             changes.last = transaction.token.number
+            if transaction.author != own, let author = transaction.author { changes.authors.insert(author) }
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, server.schema.entities[identifier.entityName] != nil else { continue }

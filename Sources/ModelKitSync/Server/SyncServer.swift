@@ -34,6 +34,8 @@ public final class SyncServer: SyncTransport, Sendable {
     private let identify: (@Sendable (SyncAuthorizationRequest) throws -> String?)?
     /// The store's commits as waiting pulls hear them; made by the first of them.
     private let commits = Mutex<CommitSignal?>(nil)
+    /// The pages of held pulls, read once a commit.
+    private let heldPages = HeldPages()
     /// The longest a pull is held, in seconds, whatever its ``SyncPullRequest/wait`` asks.
     static let maximumWait: Double = 60
 
@@ -122,7 +124,7 @@ public final class SyncServer: SyncTransport, Sendable {
         while true {
             // Read before the page: a commit after the read moves it, and the wait ends at once.
             let generation = signal.generation
-            let response = try await page(request)
+            let response = try await heldPage(request, generation: generation)
             guard response.changes.isEmpty, response.merged.isEmpty, !response.hasMore, !Task.isCancelled,
                 ContinuousClock.now < deadline
             else { return response }
@@ -133,9 +135,34 @@ public final class SyncServer: SyncTransport, Sendable {
 
     private func page(_ request: SyncPullRequest) async throws -> SyncPullResponse {
         let (user, shape) = try check(request.envelope, kind: .pull)
-        return try await run {
+        return try await page(request, user: user, shape: shape)
+    }
+
+    private func page(_ request: SyncPullRequest, user: String?, shape: DeviceShape) async throws -> SyncPullResponse {
+        try await run {
             try VersionedSync(server: self, shape: shape).pull(request) { try ServerPull(server: self, request: $0, user: user).page() }
         }
+    }
+
+    /// A held pull's page: the one the other pulls woken by the same commit share (see
+    /// ``HeldPages``), unless scopes make it the user's or the device made some of its changes.
+    private func heldPage(_ request: SyncPullRequest, generation: UInt64) async throws -> SyncPullResponse {
+        let (user, shape) = try check(request.envelope, kind: .pull)
+        guard scopeLayout == nil else { return try await page(request, user: user, shape: shape) }
+        let key = HeldPages.Key(schema: request.envelope.schema, cursor: request.cursor, limit: request.limit)
+        let shared = try await heldPages.page(key, generation: generation) {
+            try await self.run {
+                var authors: Set<String> = []
+                let response = try VersionedSync(server: self, shape: shape).pull(request) { request in
+                    let (response, read) = try ServerPull(server: self, request: request, user: user).sharedPage()
+                    authors = read
+                    return response
+                }
+                return HeldPages.Page(response: response, authors: authors)
+            }
+        }
+        guard shared.authors.contains(SyncServer.author(of: request.envelope.device)) else { return shared.response }
+        return try await page(request, user: user, shape: shape)
     }
 
     /// Refuses a request of another wire version, a schema version the server does not sync, or
