@@ -64,7 +64,8 @@ struct PullPlan {
 ///   ran) keeps the device's value and its base: the next push is resolved against the server's
 ///   value by the property's rule. When the page answers a push that sent the field, the base
 ///   becomes the value sent, which the server has now taken into account.
-/// - Other fields take the server's value, which becomes their base.
+/// - Other fields take the server's value, which becomes their base; but a row the device made
+///   and pushed, whose push is not answered yet (it has no base), keeps its values.
 /// - Deletes win: a row deleted on the server goes, edited or not; a row the device deleted
 ///   stays deleted, unless the server refused the delete.
 /// - A row that left the user's scope goes, with what the device changed of it, and is
@@ -103,8 +104,12 @@ struct PullPlanner {
                     plan.creates.append(PullPlan.Write(gid: change.id, entity: entity.name, values: [:]))
                     plan.restored.insert(change.id)
                     plan.changed += 1
+                } else if !live, !row.deleted, !change.deleted {
+                    // Deleted here, and the delete is on its way to the server: it wins. The
+                    // record stays as it was, and the row counts as seen by a full download, so
+                    // that the download's end keeps its identifier for the delete to go out under.
+                    plan.records[change.id] = row.record
                 }
-                // Otherwise deleted here, and the delete is on its way to the server: it wins.
             } else if !change.deleted, created.insert(change.id).inserted {
                 plan.creates.append(PullPlan.Write(gid: change.id, entity: entity.name, values: [:]))
                 plan.changed += 1
@@ -161,7 +166,10 @@ struct PullPlanner {
                     } else if let sent {
                         !sameButForGone(current, sent.value)
                     } else {
-                        record[name]?.base.map { !sameButForGone(current, $0) } ?? false
+                        // A row with no base at all is the device's own, its push not answered
+                        // yet (a full download and its catch-up list the device's rows too):
+                        // its values stay until the answer settles them.
+                        record[name]?.base.map { !sameButForGone(current, $0) } ?? row.record.entries.isEmpty
                     }
                 if localEdit {
                     if let sent, !rejected.contains(change.id), var entry = record[name] {

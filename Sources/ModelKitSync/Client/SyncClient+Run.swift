@@ -147,35 +147,36 @@ extension SyncClient {
     /// it has nothing, then applies what came with what follows it. Returns whether the server
     /// held the request (or had news).
     private func waitingPull(_ envelope: SyncEnvelope) async throws -> Bool {
-        let (cursor, seen) = try await work { (try ClientPull(client: self).cursor(), self.applied.load(ordering: .relaxed)) }
+        let (position, seen) = try await work { (try ClientPull(client: self).position(), self.applied.load(ordering: .relaxed)) }
         let wait = pullWait
         let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18
         let sent = ContinuousClock.now
-        var response: SyncPullResponse?
+        var fetched: FetchedPage?
         do {
-            response = try await call {
-                try await self.transport.pull(SyncPullRequest(envelope: envelope, cursor: cursor, wait: seconds))
-            }
+            fetched = try await fetch(envelope, after: position.cursor, includingOwn: position.catchingUp, wait: seconds)
         } catch let error as SyncError where error.code == .tooFarBehind {
             // The pull of an exchange downloads everything again.
-            response = nil
+            fetched = nil
         }
         if Task.isCancelled { throw CancellationError() }
-        if let response, response.changes.isEmpty, response.merged.isEmpty, !response.hasMore, response.cursor == cursor {
-            // Nothing happened: nothing to apply, and the status stays as it is.
+        // Nothing happened: nothing to apply, and the status stays as it is. A catch-up's end
+        // is applied all the same: it ends the download.
+        if let response = fetched?.response, !position.catchingUp, response.changes.isEmpty, response.merged.isEmpty, !response.hasMore,
+            response.cursor == position.cursor
+        {
             return ContinuousClock.now - sent >= wait / 2
         }
         try await exchange(.pull) {
             // A page read before the device applied anything since is still after its cursor;
             // otherwise it may be stale, and the exchange pulls again.
-            let page = self.applied.load(ordering: .relaxed) == seen ? response : nil
+            let page = self.applied.load(ordering: .relaxed) == seen ? fetched : nil
             try await self.pullRounds(envelope, first: page)
         }
         return true
     }
 
     /// A pull to the end, from `first` if given; a push first when a local change must go before.
-    private func pullRounds(_ envelope: SyncEnvelope, first: SyncPullResponse? = nil) async throws {
+    private func pullRounds(_ envelope: SyncEnvelope, first: FetchedPage? = nil) async throws {
         var report = SyncReport()
         do {
             try await pull(envelope, into: &report, first: first)

@@ -41,6 +41,9 @@ public final class SyncClient: Sendable {
     /// How many times pushes' answers and pulled pages were applied: a page fetched before a
     /// change of it may be stale, and is fetched again.
     let applied = Atomic<UInt64>(0)
+    /// How many pushes' answers were applied: the end of a full download's catch-up fetched
+    /// before one may lack that push's rows (see ``ClientPull``).
+    let answeredPushes = Atomic<UInt64>(0)
     /// The count of ``SyncStatus/pendingChanges`` so far; read and written on the client's queue.
     let pendingScan = Mutex(PendingScan())
     let settings = Mutex(LiveSettings())
@@ -176,6 +179,7 @@ public final class SyncClient: Sendable {
             try await work {
                 try ClientPush(client: self).finish(prepared, response)
                 self.applied.add(1, ordering: .relaxed)
+                self.answeredPushes.add(1, ordering: .relaxed)
             }
             report.pushed += response.accepted
             report.conflicts += response.conflicts
@@ -185,15 +189,24 @@ public final class SyncClient: Sendable {
     /// Pulls until the server has nothing more. Each page is applied while the next one is
     /// fetched: the server's work and the device's overlap.
     /// With `first`, a page fetched already after the device's cursor, that goes first.
-    func pull(_ envelope: SyncEnvelope, into report: inout SyncReport, first: SyncPullResponse? = nil) async throws {
-        var page: SyncPullResponse
+    func pull(_ envelope: SyncEnvelope, into report: inout SyncReport, first: FetchedPage? = nil) async throws {
+        var page: FetchedPage
         if let first { page = first } else { page = try await firstPage(envelope) }
         while true {
-            let next = page.hasMore ? Task { [page] in try await self.pull(envelope, after: page.cursor) } : nil
+            // In a full download or its catch-up, the next page lists the device's pushes too.
+            let ownToo = page.includesOwnChanges || page.response.isFullDownload
+            var next = page.response.hasMore ? Task { [page] in try await self.fetch(envelope, after: page.response.cursor, includingOwn: ownToo) } : nil
             do {
-                report.pulled += try await work { [page] in
+                let outcome = try await work { [page] in
                     defer { self.applied.add(1, ordering: .relaxed) }
-                    return try ClientPull(client: self).apply(page)
+                    let raced = self.answeredPushes.load(ordering: .relaxed) != page.answeredPushes
+                    return try ClientPull(client: self).apply(page.response, mayEndDownload: !raced)
+                }
+                report.pulled += outcome.changed
+                // A push answered since the catch-up's last page was fetched may be missing from
+                // it: that page is read again, with the push, before rows are dropped.
+                if next == nil, outcome.downloadGoesOn {
+                    next = Task { [page] in try await self.fetch(envelope, after: page.response.cursor, includingOwn: true) }
                 }
             } catch {
                 next?.cancel()
@@ -214,23 +227,35 @@ public final class SyncClient: Sendable {
         }
     }
 
+    /// A page as fetched: whether it was asked to list the device's own pushes, and how many
+    /// push answers the device had applied when it asked.
+    struct FetchedPage: Sendable {
+        let response: SyncPullResponse
+        let includesOwnChanges: Bool
+        let answeredPushes: UInt64
+    }
+
     /// The first page after the device's cursor: a full download, if the server says the
     /// device is too far behind.
-    func firstPage(_ envelope: SyncEnvelope) async throws -> SyncPullResponse {
-        let cursor = try await work { try ClientPull(client: self).cursor() }
+    func firstPage(_ envelope: SyncEnvelope) async throws -> FetchedPage {
+        let (cursor, catchingUp) = try await work { try ClientPull(client: self).position() }
         do {
-            return try await pull(envelope, after: cursor)
+            return try await fetch(envelope, after: cursor, includingOwn: catchingUp)
         } catch let error as SyncError where error.code == .tooFarBehind {
             try await work {
                 try ClientPull(client: self).startFullDownload()
                 self.applied.add(1, ordering: .relaxed)
             }
-            return try await pull(envelope, after: nil)
+            return try await fetch(envelope, after: nil, includingOwn: true)
         }
     }
 
-    private func pull(_ envelope: SyncEnvelope, after cursor: String?) async throws -> SyncPullResponse {
-        try await call { try await self.transport.pull(SyncPullRequest(envelope: envelope, cursor: cursor)) }
+    /// The page after `cursor`; with `includingOwn`, listing the device's own pushes too.
+    func fetch(_ envelope: SyncEnvelope, after cursor: String?, includingOwn: Bool, wait: Double? = nil) async throws -> FetchedPage {
+        let answered = answeredPushes.load(ordering: .relaxed)
+        let request = SyncPullRequest(envelope: envelope, cursor: cursor, wait: wait, includesOwnChanges: includingOwn ? true : nil)
+        let response = try await call { try await self.transport.pull(request) }
+        return FetchedPage(response: response, includesOwnChanges: includingOwn, answeredPushes: answered)
     }
 
     /// Runs `body` on the client's queue, where blocking on the store is allowed.

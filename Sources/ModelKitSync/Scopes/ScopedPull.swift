@@ -50,7 +50,7 @@ struct ScopedPull {
 
     private func historyPage(after token: Int64, version: Int64, more: Bool, limit: Int) throws -> SyncPullResponse {
         let context = ModelContext(server.container)
-        let changed = try pull.changes(after: token, limit: limit, in: context, own: pull.ownAuthor)
+        let changed = try pull.changes(after: token, limit: limit, in: context, own: pull.leftOut)
         // Nothing happened since the last page, which sent everything: nothing can have moved.
         if changed.last == token, !more, !changed.hasMore {
             return SyncPullResponse(changes: [], cursor: pull.request.cursor!, hasMore: false, isFullDownload: false)

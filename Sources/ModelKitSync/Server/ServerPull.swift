@@ -62,7 +62,7 @@ struct ServerPull {
     }
 
     private func historyPage(after token: Int64, limit: Int) throws -> SyncPullResponse {
-        try historyPage(after: token, limit: limit, own: ownAuthor).response
+        try historyPage(after: token, limit: limit, own: leftOut).response
     }
 
     private func historyPage(after token: Int64, limit: Int, own: String?) throws -> (response: SyncPullResponse, authors: Set<String>) {
@@ -88,6 +88,10 @@ struct ServerPull {
 
     /// The author of the device's pushes.
     var ownAuthor: String { SyncServer.author(of: request.envelope.device) }
+
+    /// The author whose transactions a page leaves out: the device's pushes, unless it asked
+    /// for them (``SyncPullRequest/includesOwnChanges``).
+    var leftOut: String? { request.includesOwnChanges == true ? nil : ownAuthor }
 
     /// The changes after history token `token`, up to about `limit` rows, but those of
     /// transactions by `own` (the device's pushes; nil for none).

@@ -112,7 +112,8 @@ public final class SyncServer: SyncTransport, Sendable {
     /// or the wait ends (then it is answered empty, with the cursor moved past what the device
     /// need not see), or the task is cancelled.
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse {
-        guard let wait = request.wait, wait > 0, wait.isFinite else { return try await page(request) }
+        // A device catching up after a full download needs the end of the catch-up at once.
+        guard let wait = request.wait, wait > 0, wait.isFinite, request.includesOwnChanges != true else { return try await page(request) }
         let deadline = ContinuousClock.now + .milliseconds(Int64(min(wait, Self.maximumWait) * 1_000))
         let signal = commits.withLock { signal in
             if let signal { return signal }

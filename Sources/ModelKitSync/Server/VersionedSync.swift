@@ -49,7 +49,7 @@ struct VersionedSync {
     func pull(_ request: SyncPullRequest, load: (SyncPullRequest) throws -> SyncPullResponse) throws -> SyncPullResponse {
         guard versions.current != nil else { return try load(request) }
         let plan = try self.plan(request.cursor)
-        var response = try load(SyncPullRequest(envelope: request.envelope, cursor: plan.cursor, limit: request.limit))
+        var response = try load(SyncPullRequest(envelope: request.envelope, cursor: plan.cursor, limit: request.limit, includesOwnChanges: request.includesOwnChanges))
         var tag = "v\(shape.label)"
         if let older = plan.catchingUpFrom {
             // Rows of what differs, as ordinary changes: the device keeps its own edits.

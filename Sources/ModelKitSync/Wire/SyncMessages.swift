@@ -189,12 +189,20 @@ public struct SyncPullRequest: Sendable, Codable, Equatable {
     /// whether its server waits with ``SyncTransport/supportsWaiting``. (The synthesized
     /// `Codable` writes it only when set and reads a request without it as nil.)
     public var wait: Double?
+    /// Whether the page lists the rows of the device's own pushes too, which pages otherwise
+    /// leave out (each push's answer gave the device those rows). A device catching up after a
+    /// full download asks for them: a row it pushed while the download ran may be missing from
+    /// the download, and is then known present only from the history. The server answers such
+    /// a pull at once. Absent (nil) in requests of devices that predate it; servers that
+    /// predate it leave the rows out.
+    public var includesOwnChanges: Bool?
 
-    public init(envelope: SyncEnvelope, cursor: String?, limit: Int = 2_000, wait: Double? = nil) {
+    public init(envelope: SyncEnvelope, cursor: String?, limit: Int = 2_000, wait: Double? = nil, includesOwnChanges: Bool? = nil) {
         self.envelope = envelope
         self.cursor = cursor
         self.limit = limit
         self.wait = wait
+        self.includesOwnChanges = includesOwnChanges
     }
 }
 
