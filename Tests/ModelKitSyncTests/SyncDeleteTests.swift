@@ -1,6 +1,6 @@
 import Foundation
 import ModelKit
-import ModelKitSync
+@testable import ModelKitSync
 import Testing
 
 /// Deletes win, cascade everywhere, never come back, and a row made again is a new row.
@@ -93,5 +93,36 @@ import Testing
         #expect(Set(try b.all(Note.self).map(\.title)) == ["keep", "B's own"])
         try await a.sync()
         #expect(Set(try a.all(Note.self).map(\.title)) == ["keep", "B's own"])
+    }
+
+    /// A device deletes a folder while another device files a note in it; the device pulls
+    /// the note before its push reaches the server, whose cascade then deletes the note in the
+    /// device's own transaction, which the push's answer does not describe.
+    @Test(arguments: ServerKind.available)
+    func rowsAPushDeletesByCascadeOnTheServerGoFromThePushingDeviceToo(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let a = try world.device()
+        let b = try world.device()
+        try await a.share([Folder(name: "inbox")], with: b)
+        let folder = try #require(try b.context.fetch(FetchDescriptor<Folder>()).first)
+        b.context.insert(Note(title: "filed", folder: folder))
+        try b.context.save()
+        try await b.sync()
+
+        try a.context.delete(#require(try a.context.fetch(FetchDescriptor<Folder>()).first))
+        try a.context.save()
+        let client = a.client
+        let prepared = try #require(try await client.work { try ClientPush(client: client).prepare(client.envelope) })
+        var report = SyncReport()
+        try await client.pull(client.envelope, into: &report)
+        #expect(try a.all(Note.self).map(\.title) == ["filed"])
+        let answer = try await world.server.push(prepared.request)
+        try await client.work { try ClientPush(client: client).finish(prepared, answer) }
+
+        try await a.sync()
+        try await b.sync()
+        #expect(try a.all(Note.self).isEmpty && a.all(Folder.self).isEmpty)
+        #expect(try b.all(Note.self).isEmpty && b.all(Folder.self).isEmpty)
+        #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Note>()).isEmpty)
     }
 }

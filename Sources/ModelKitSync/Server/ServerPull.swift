@@ -74,7 +74,8 @@ struct ServerPull {
 
     /// What history holds after a token, up to a page.
     struct Changes {
-        /// The rows changed by others than the device, in the order they first changed.
+        /// The rows changed by others than the device, and rows the device's pushes deleted, in
+        /// the order they first changed.
         var rows: [SyncIDs.RowRef] = []
         /// The entities of every row changed, by the device too.
         var touched: Set<String> = []
@@ -94,7 +95,9 @@ struct ServerPull {
     var leftOut: String? { request.includesOwnChanges == true ? nil : ownAuthor }
 
     /// The changes after history token `token`, up to about `limit` rows, but those of
-    /// transactions by `own` (the device's pushes; nil for none).
+    /// transactions by `own` (the device's pushes; nil for none), deletes aside: a push may
+    /// delete rows its answer does not describe (by a cascade, of rows another device made),
+    /// which the device may have pulled meanwhile.
     func changes(after token: Int64, limit: Int, in context: ModelContext, own: String?) throws -> Changes {
         let storeIdentifier = try context.replicaStoreIdentifier()
         let from = DefaultHistoryToken(replicaStore: storeIdentifier, number: token)
@@ -110,7 +113,8 @@ struct ServerPull {
         }
         var changes = Changes(last: token)
         var listed = Set<SyncIDs.RowRef>()
-        // The device's own pushes: their answers gave it each pushed row as it became.
+        // The device's own pushes: their answers gave it each pushed row as it became, but not
+        // what the push deleted besides.
         for transaction in transactions {
             if changes.rows.count >= limit {
                 changes.hasMore = true
@@ -123,7 +127,8 @@ struct ServerPull {
                 guard let key = identifier.rowKey, server.schema.entities[identifier.entityName] != nil else { continue }
                 changes.touched.insert(identifier.entityName)
                 let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
-                if transaction.author != own, listed.insert(ref).inserted { changes.rows.append(ref) }
+                let isDelete = if case .delete = change { true } else { false }
+                if transaction.author != own || isDelete, listed.insert(ref).inserted { changes.rows.append(ref) }
             }
         }
         if transactions.count == Self.transactionsPerPage { changes.hasMore = true }
