@@ -64,6 +64,23 @@ import Testing
         #expect(try b.all(Note.self).map(\.title) == ["newer edit"])
     }
 
+    /// Found by modelkit-sync-chaos (seed 16873416852052178720): a device that set a property
+    /// away and back to what it had from the server sent nothing, and an older edit elsewhere won.
+    @Test(arguments: ServerKind.available)
+    func aPropertySetBackToItsSyncedValueLaterStillWinsOverAnOlderEdit(_ kind: ServerKind) async throws {
+        let (world, a, b) = try await twoDevicesWithANote(kind)
+        try editNote(on: b) { $0.body = "older edit" }
+        await wallClockMovesOn()
+        try editNote(on: a) { $0.body = "for a moment" }
+        try editNote(on: a) { $0.body = "first" }
+        try await b.sync()
+        try await a.sync()
+        try await b.sync()
+        #expect(try a.all(Note.self).map(\.body) == ["first"])
+        #expect(try b.all(Note.self).map(\.body) == ["first"])
+        #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Note>()).map(\.body) == ["first"])
+    }
+
     @Test(arguments: ServerKind.available)
     func serverWinsKeepsTheServersValueAgainstAConflictingPush(_ kind: ServerKind) async throws {
         var policies = SyncPolicies()

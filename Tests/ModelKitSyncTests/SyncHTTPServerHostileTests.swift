@@ -62,7 +62,7 @@ struct RawConnection: Sendable {
             throw SyncError(.transportFailed, "cannot connect to port \(port)")
         }
         // A server that never answers fails the test rather than hanging it.
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

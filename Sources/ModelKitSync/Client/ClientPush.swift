@@ -139,8 +139,9 @@ struct ClientPush {
         return prepared
     }
 
-    /// The fields of `model` that differ from what the server last gave the device: all of
-    /// them for a row the server does not have. Nil when none do.
+    /// The fields of `model` that differ from what the server last gave the device, or that
+    /// local saves set since the last push: all of them for a row the server does not have. Nil
+    /// when none do.
     private func change(
         of model: any PersistentModel, row: TouchedRow, log: ClockLog, newest: inout HybridLogicalClock, ids: SyncIDs,
         values: FieldValues, waiting: WaitingFields
@@ -159,7 +160,9 @@ struct ClientPush {
             if isStored, bases[field.name] == nil, row.propertyTimes[field.name] == nil { continue }
             let value = try values.value(of: model, field, assigning: true)
             let base = bases[field.name]?.base.map(ids.canonical)
-            guard base != value || base == nil else { continue }
+            // A field set back to its base since the last push was still written here after
+            // edits elsewhere may have been: it goes, and the later write wins.
+            guard base != value || base == nil || row.propertyTimes[field.name] != nil else { continue }
             // The edit's time: when the property last changed, or the row if history does not say.
             let time = row.propertyTimes[field.name] ?? row.time
             let clock = log.seen(before: time).tick(at: time, node: client.device)
