@@ -41,7 +41,7 @@ final class SortedItemsViewModel {
             background.insert(Item(title: "b"))
             background.insert(Item(title: "a"))
             try background.save()
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(60)
             while observerFired.value == 0 || stateFired.value == 0 || viewModel.titles.count < 2, Date() < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -63,7 +63,7 @@ final class SortedItemsViewModel {
             state.insert(Item(title: "c"))
             // The observer refreshes on its actor once it has reported the change: on a loaded
             // machine that is some time after the report.
-            let secondDeadline = Date().addingTimeInterval(10)
+            let secondDeadline = Date().addingTimeInterval(60)
             while observerFired.value == 1 || stateFired.value == 1 || viewModel.titles.count < 3, Date() < secondDeadline {
                 try await Task.sleep(for: .milliseconds(10))
             }

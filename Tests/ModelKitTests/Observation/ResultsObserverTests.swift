@@ -255,7 +255,7 @@ import Testing
         let writer = ModelContext(container)
         writer.insert(Novel("Emma"))
         try writer.save()
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(60)
         var titles: [String] = []
         while titles != ["Emma"], Date() < deadline {
             titles = await shelf.titles()
