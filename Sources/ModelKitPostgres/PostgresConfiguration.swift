@@ -15,7 +15,7 @@ import ModelKit
 /// holds the store's tables (created if missing; `public` by default). The password never
 /// appears in ``description``, in errors or in logs.
 public struct PostgresConfiguration: EngineStoreConfiguration, CustomStringConvertible {
-    /// The store SwiftData names for this configuration: the PostgreSQL database, as a ``DataStore``.
+    /// The store SwiftData names for this configuration: the PostgreSQL database, as a `DataStore`.
     public typealias Store = PostgresStore
 
     /// The configuration's name.

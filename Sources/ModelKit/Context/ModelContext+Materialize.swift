@@ -136,8 +136,10 @@ extension ModelContext {
         storage.changedColumns.removeAll()
         deferredListChanges.removeAll(of: model)
         guard let snapshot = try customSnapshot(of: entity, key: key, in: custom) else { return forgetDeletedElsewhere(model) }
-        let row = try row(of: snapshot, entity: entity, key: key, keys: custom.keys)
-        try refresh(model, from: ModelRow(statement: Statement(row: row), entity: entity, context: self))
+        let rows = custom.rows(of: entity)
+        let values = rows.makeValues()
+        try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
+        try refresh(model, from: ModelRow(statement: Statement(values: values), entity: entity, context: self))
     }
 
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to

@@ -13,6 +13,8 @@ final class CustomStore: @unchecked Sendable {
     private let lock = NSLock()
     /// The newest snapshot of each model the store handed out or took, by key.
     private var snapshots: [Int64: DefaultSnapshot] = [:]
+    /// How each entity's snapshots become rows, made on first use.
+    private var rows: [ObjectIdentifier: SnapshotRows] = [:]
 
     init(calls: any CustomStoreCalls) {
         self.calls = calls
@@ -37,6 +39,16 @@ final class CustomStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(calls)
+    }
+
+    /// How `entity`'s snapshots become rows.
+    func rows(of entity: Schema.Entity) -> SnapshotRows {
+        lock.lock()
+        defer { lock.unlock() }
+        if let rows = rows[ObjectIdentifier(entity)] { return rows }
+        let made = SnapshotRows(entity: entity)
+        rows[ObjectIdentifier(entity)] = made
+        return made
     }
 
     /// Remembers `snapshots` as their models' newest.
@@ -89,10 +101,9 @@ private final class StoreCalls<S: DataStore>: CustomStoreCalls {
     var identifier: String { store.identifier }
 
     func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
-        let result = try store.fetch(request)
-        return DataStoreFetchResult(
-            descriptor: result.descriptor, fetchedSnapshots: result.fetchedSnapshots as! [DefaultSnapshot],
-            relatedSnapshots: result.relatedSnapshots as! [PersistentIdentifier: DefaultSnapshot])
+        // `open` checked that `S.Snapshot` is `DefaultSnapshot`: the result is the same type, and
+        // a cast of its arrays would copy them element by element.
+        unsafeBitCast(try store.fetch(request), to: DataStoreFetchResult<T, DefaultSnapshot>.self)
     }
 
     func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int { try store.fetchCount(request) }
@@ -123,7 +134,7 @@ private final class StoreCalls<S: DataStore>: CustomStoreCalls {
     func invalidateState(for editingState: EditingState) { store.invalidateState(for: editingState) }
 
     func cachedSnapshots(for identifiers: [PersistentIdentifier], editingState: EditingState) throws -> [PersistentIdentifier: DefaultSnapshot] {
-        try store.cachedSnapshots(for: identifiers, editingState: editingState) as! [PersistentIdentifier: DefaultSnapshot]
+        unsafeBitCast(try store.cachedSnapshots(for: identifiers, editingState: editingState), to: [PersistentIdentifier: DefaultSnapshot].self)
     }
 
     func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? {

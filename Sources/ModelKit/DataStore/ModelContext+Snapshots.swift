@@ -27,33 +27,6 @@ extension ModelContext {
         value as? V
     }
 
-    /// The row a snapshot stands for, shaped as the entity's select reads it: its key, each
-    /// attribute encoded as its column holds it, a to-one as its target's key here. A property
-    /// the snapshot lacks takes its declared default, or else zero, empty or nil.
-    func row(of snapshot: DefaultSnapshot, entity: Schema.Entity, key: Int64, keys: StoreKeys) throws -> [SQLValue] {
-        var row = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
-        row[0] = .integer(key)
-        for (index, (property, column)) in zip(entity.metadata, entity.resultColumns).enumerated() {
-            guard let value = snapshot.values[property.name] else {
-                row[Int(column)] = Self.neutralValue(of: property)
-                continue
-            }
-            if let relationship = entity.relationshipsByColumn[index] {
-                guard !relationship.isToMany else { continue }
-                if let target = Self.identifier(in: value) { row[Int(column)] = .integer(keys.key(for: target)) }
-                continue
-            }
-            guard let codec = property.codec else { continue }
-            do {
-                row[Int(column)] = try codec.encode(value)
-            } catch {
-                throw ModelKitError.storedValueMismatch(
-                    entity: entity.name, property: property.name, expected: String(describing: property.valueType), found: "\(value)")
-            }
-        }
-        return row
-    }
-
     /// The identifier a to-one's snapshot value holds, if any.
     static func identifier(in value: any Codable) -> PersistentIdentifier? {
         if let identifier = value as? PersistentIdentifier { return identifier }
@@ -76,19 +49,32 @@ extension ModelContext {
     /// The model `snapshot` stands for: the registered instance, refreshed from it where the
     /// model has not changed, or a new one made from it.
     func model<T: PersistentModel>(_ type: T.Type, of snapshot: DefaultSnapshot, entity: Schema.Entity, key: Int64, in custom: CustomStore) throws -> T {
-        let row = try row(of: snapshot, entity: entity, key: key, keys: custom.keys)
-        return try materialize(T.self, row: ModelRow(statement: Statement(row: row), entity: entity, context: self), refreshing: true)
+        let rows = custom.rows(of: entity)
+        let values = rows.makeValues()
+        try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
+        return try materialize(T.self, row: ModelRow(statement: Statement(values: values), entity: entity, context: self), refreshing: true)
     }
 
     /// The models of `snapshots` of `entity` (others left out), the snapshots remembered as
-    /// their models' newest.
+    /// their models' newest when the entity has a to-many. One row is rewritten for each: a
+    /// model is made from it at once.
     func models<T: PersistentModel>(_ type: T.Type, of snapshots: [DefaultSnapshot], entity: Schema.Entity, in custom: CustomStore) throws -> [T] {
-        let own = snapshots.filter { $0.persistentIdentifier.entityName == entity.name }
-        let keys = custom.keys.keys(for: own.map(\.persistentIdentifier))
-        custom.remember(own, keys: keys)
+        let name = entity.name
+        let own = snapshots.allSatisfy { $0.persistentIdentifier.entityName == name }
+            ? snapshots : snapshots.filter { $0.persistentIdentifier.entityName == name }
+        let keys = custom.keys.keys(for: own.lazy.map(\.persistentIdentifier))
+        // A to-many loads from its owner's snapshot; other models' snapshots are asked for again.
+        if entity.orderedRelationships.contains(where: \.isToMany) { custom.remember(own, keys: keys) }
+        let rows = custom.rows(of: entity)
+        let values = rows.makeValues()
+        let statement = Statement(values: values)
         var models: [T] = []
         models.reserveCapacity(own.count)
-        for (snapshot, key) in zip(own, keys) { models.append(try model(T.self, of: snapshot, entity: entity, key: key, in: custom)) }
+        var order = SnapshotRows.Order()
+        for (snapshot, key) in zip(own, keys) {
+            try rows.fill(values, from: snapshot, key: key, keys: custom.keys, order: &order)
+            models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: true))
+        }
         return models
     }
 

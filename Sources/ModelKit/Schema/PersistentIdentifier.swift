@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Identifies a model across contexts: its entity and its primary key in a store. A model that has
 /// not been saved yet has a temporary identifier, replaced by a permanent one when it is saved.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Identifiable, CustomStringConvertible {
@@ -21,6 +23,10 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         let isTemporary: Bool
         /// A custom store's key that is not an integer: then the scope is the identifier's own.
         let primaryKey: PrimaryKey?
+        /// The key a container's ``StoreKeys`` last gave the identifier of this scope, tagged
+        /// with that table (see ``StoreKeys/key(for:)``): a fetch finds its models' keys without
+        /// hashing their identifiers. Zero until then.
+        let storeKey = Atomic<Int64>(0)
 
         init(entityName: String, storeIdentifier: String?, isTemporary: Bool = false, primaryKey: PrimaryKey? = nil) {
             self.entityName = entityName
