@@ -60,8 +60,8 @@ public final class DataStoreSaveChangesResult<T: DataStoreSnapshot>: Sendable {
     public let storeIdentifier: String
     /// The permanent identifier of each inserted model, by its temporary one.
     public let remappedIdentifiers: [PersistentIdentifier: PersistentIdentifier]
-    /// Snapshots the store changed while saving, to register again. ModelKit's contexts read
-    /// them from the store on their next fetch instead.
+    /// Snapshots the store changed while saving, by the identifiers the request gave them: the
+    /// saving context's models take their values.
     public let snapshotsToReregister: [PersistentIdentifier: T]
     /// The history token of the save, for a store that keeps history.
     public let historyToken: (any HistoryToken)?

@@ -3,7 +3,8 @@ import Foundation
 /// Saves to custom stores.
 extension ModelContext {
     /// Saves one custom store's batch: one ``DataStore/save(_:)`` of the inserted, updated and
-    /// deleted models' snapshots, then the inserted models take the store's identifiers. Related
+    /// deleted models' snapshots, then the inserted models take the store's identifiers, and
+    /// the models whose snapshots the store gives back to reregister take their values. Related
     /// models are named by identifier, so a snapshot naming a model inserted in the same save
     /// holds its temporary identifier: the store is sent those snapshots again, as updates, with
     /// the permanent identifiers.
@@ -51,6 +52,33 @@ extension ModelContext {
         for (model, key) in zip(batch.inserted, keys) { model._$modelKit.rowID = key }
         custom.remember(saved, keys: custom.keys.keys(for: saved.map(\.persistentIdentifier)))
         custom.forget(batch.deleted.compactMap { $0._$modelKit.rowID })
+        try reregister(result.snapshotsToReregister, remapped: remapped, models: batch.inserted + batch.changed, in: custom)
+    }
+
+    /// Takes in the snapshots the store changed while saving: they become the models' newest,
+    /// and the saved models among them take their values.
+    private func reregister(
+        _ snapshots: [PersistentIdentifier: DefaultSnapshot], remapped: [PersistentIdentifier: PersistentIdentifier],
+        models: [any PersistentModel], in custom: CustomStore
+    ) throws {
+        guard !snapshots.isEmpty else { return }
+        var byKey: [Int64: DefaultSnapshot] = [:]
+        for (identifier, snapshot) in snapshots {
+            let permanent = remapped[identifier] ?? identifier
+            let key = custom.keys.key(for: permanent)
+            byKey[key] = snapshot.copy(persistentIdentifier: permanent, remappedIdentifiers: remapped)
+        }
+        custom.remember(Array(byKey.values), keys: Array(byKey.keys))
+        for model in models {
+            let storage = model._$modelKit
+            guard let key = storage.rowID, let snapshot = byKey[key], let entity = storage.entity else { continue }
+            // The save's own changes are in the snapshot: the model takes the store's values.
+            storage.changedColumns.removeAll()
+            let rows = custom.rows(of: entity)
+            let values = rows.makeValues()
+            try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
+            try refresh(model, from: ModelRow(statement: Statement(values: values), entity: entity, context: self))
+        }
     }
 
     /// Whether a snapshot value names a model by a temporary identifier the save remapped.

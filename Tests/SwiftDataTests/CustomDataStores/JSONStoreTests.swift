@@ -108,13 +108,14 @@ import Testing
         #expect(try context.fetch(FetchDescriptor<JSONTrip>()).map(\.name) == ["Autumn"])
     }
 
-    @Test func aFailingSaveThrowsTheStoresErrorAndKeepsTheChanges() throws {
+    @Test func aFailingStoreThrowsItsErrorAndTheContextKeepsItsChanges() throws {
         let file = try StoreFile()
         let context = ModelContext(try file.container())
         context.insert(Self.trip("Summer", "Lisbon", startsIn: 200))
         try context.save()
         // The file becomes something the store cannot read: its next save fails.
         try Data("not json".utf8).write(to: file.url)
+        #expect(throws: DecodingError.self) { try ModelContext(try file.container()).fetch(FetchDescriptor<JSONTrip>()) }
         let autumn = Self.trip("Autumn", "Rome", startsIn: 300)
         context.insert(autumn)
         #expect(throws: DecodingError.self) { try context.save() }

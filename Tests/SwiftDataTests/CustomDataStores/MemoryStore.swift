@@ -98,17 +98,26 @@ final class MemoryStore: DataStore, DataStoreBatching, HistoryProviding {
                 for: identifier, entityName: snapshot.persistentIdentifier.entityName, primaryKey: "m-\(key)")
             remapped[snapshot.persistentIdentifier] = identifier
         }
+        var reregister: [PersistentIdentifier: DefaultSnapshot] = [:]
         for snapshot in request.inserted {
             let identifier = remapped[snapshot.persistentIdentifier]!
             // This store remaps the identifiers related snapshots hold itself.
-            state.snapshots[identifier] = snapshot.copy(persistentIdentifier: identifier, remappedIdentifiers: remapped)
+            var stored = snapshot.copy(persistentIdentifier: identifier, remappedIdentifiers: remapped)
+            // It trims titles, and says so.
+            if let title = stored.values["title"] as? String, title != title.trimmingCharacters(in: .whitespaces) {
+                var values = stored.values
+                values["title"] = title.trimmingCharacters(in: .whitespaces)
+                stored = DefaultSnapshot(persistentIdentifier: identifier, values: values)
+                reregister[snapshot.persistentIdentifier] = stored
+            }
+            state.snapshots[identifier] = stored
             state.order.append(identifier)
         }
         for snapshot in request.updated { state.snapshots[snapshot.persistentIdentifier] = snapshot }
         for snapshot in request.deleted { remove(snapshot.persistentIdentifier) }
         state.history.append(MemoryTransaction(
             id: state.history.count + 1, author: request.editingState.author, storeIdentifier: identifier, inserted: request.inserted.count))
-        return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
+        return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped, snapshotsToReregister: reregister)
     }
 
     private func remove(_ identifier: PersistentIdentifier) {

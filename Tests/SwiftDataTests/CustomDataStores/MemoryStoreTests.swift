@@ -148,6 +148,18 @@ import Testing
         #expect(try ModelContext(container).fetch(FetchDescriptor<MemoryNote>()).isEmpty)
     }
 
+    @Test func snapshotsTheStoreChangedWhileSavingAreTheModelsValues() throws {
+        let memory = Self.configuration()
+        let container = try ModelContainer(for: MemoryNote.self, MemoryFolder.self, configurations: memory)
+        let context = ModelContext(container)
+        let note = MemoryNote(title: "  padded  ", words: 3)
+        context.insert(note)
+        try context.save()
+        #expect(note.title == "padded")
+        #expect(!context.hasChanges)
+        #expect(try ModelContext(container).fetch(FetchDescriptor<MemoryNote>()).map(\.title) == ["padded"])
+    }
+
     @Test func aClassHierarchyIsRefusedWithAClearError() throws {
         let memory = MemoryStoreConfiguration(name: UUID().uuidString)
         #expect {
