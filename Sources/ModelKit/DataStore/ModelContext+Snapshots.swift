@@ -68,14 +68,13 @@ extension ModelContext {
         let rows = custom.rows(of: entity)
         let values = rows.makeValues()
         let statement = Statement(values: values)
-        var models: [T] = []
-        models.reserveCapacity(own.count)
-        var order = SnapshotRows.Order()
+        // Collected as references, as a SQL fetch's rows are: a generic append per model costs more.
+        let models = ReferenceCollector()
         for (snapshot, key) in zip(own, keys) {
-            try rows.fill(values, from: snapshot, key: key, keys: custom.keys, order: &order)
+            try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
             models.append(try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: true))
         }
-        return models
+        return models.take(as: T.self)
     }
 
     /// The model of `entity` a custom store keeps under `key`: from the snapshot last handed

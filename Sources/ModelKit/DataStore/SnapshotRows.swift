@@ -4,7 +4,7 @@ import Foundation
 /// property's name, result column, codec and value when a snapshot lacks it, worked out once.
 final class SnapshotRows {
     /// A class, so that walking the slots retains one reference each, not each field.
-    fileprivate final class Slot {
+    private final class Slot {
         let name: String
         let column: Int
         let codec: ValueCodec?
@@ -18,8 +18,7 @@ final class SnapshotRows {
     }
 
     let entity: Schema.Entity
-    fileprivate let slots: [Slot]
-    fileprivate let slotsByName: [String: Slot]
+    private let slots: [Slot]
     private let width: Int
 
     init(entity: Schema.Entity) {
@@ -32,14 +31,6 @@ final class SnapshotRows {
                 name: property.name, column: Int(column), codec: property.codec, isToOne: relationship.map { !$0.isToMany } ?? false,
                 isToMany: relationship?.isToMany ?? false, neutral: ModelContext.neutralValue(of: property))
         }
-        slotsByName = Dictionary(slots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The slots of the properties in the order the last snapshot listed its values: snapshots
-    /// of one entity list theirs in one order, so a fill walks a snapshot's values comparing
-    /// names instead of hashing each to look it up. One per fetch, never shared between threads.
-    struct Order {
-        fileprivate var slots: [Slot?] = []
     }
 
     /// A row of this entity's width, to fill with ``fill(_:from:key:keys:)``.
@@ -51,35 +42,18 @@ final class SnapshotRows {
     /// - Throws: ``ModelKitError/storedValueMismatch(entity:property:expected:found:)`` for a
     ///   value its property's type cannot hold.
     func fill(_ values: RowValues, from snapshot: DefaultSnapshot, key: Int64, keys: StoreKeys) throws {
-        var order = Order()
-        try fill(values, from: snapshot, key: key, keys: keys, order: &order)
-    }
-
-    /// ``fill(_:from:key:keys:)``, walking the snapshot's values in `order`, which it keeps.
-    func fill(_ values: RowValues, from snapshot: DefaultSnapshot, key: Int64, keys: StoreKeys, order: inout Order) throws {
         values.row[0] = .integer(key)
-        var filled = 0
-        var position = 0
-        for (name, value) in snapshot.values {
-            defer { position += 1 }
-            let found: Slot
-            if position < order.slots.count, let expected = order.slots[position], expected.name == name {
-                found = expected
-            } else {
-                let looked = slotsByName[name]
-                if position < order.slots.count { order.slots[position] = looked } else { order.slots.append(looked) }
-                guard let looked else { continue }
-                found = looked
+        let stored = snapshot.values
+        for slot in slots {
+            guard let value = stored[slot.name] else {
+                values.row[slot.column] = slot.neutral
+                continue
             }
-            filled += 1
-            try write(value, of: found, into: values, keys: keys)
+            try write(value, of: slot, into: values, keys: keys)
         }
-        guard filled < slots.count else { return }
-        // Properties the snapshot lacks.
-        for slot in slots where snapshot.values[slot.name] == nil { values.row[slot.column] = slot.neutral }
     }
 
-    fileprivate func write(_ value: any Codable, of slot: Slot, into values: RowValues, keys: StoreKeys) throws {
+    private func write(_ value: any Codable, of slot: Slot, into values: RowValues, keys: StoreKeys) throws {
         if slot.isToMany { return }
         if slot.isToOne {
             values.row[slot.column] = ModelContext.identifier(in: value).map { .integer(keys.key(for: $0)) } ?? .null
