@@ -5,8 +5,10 @@
 // Each case does the same work through ModelKit and through raw SQLite C calls into plain structs,
 // on on-disk stores in a temporary directory with the same schema and indexes. Each runs R times
 // (5 by default); the table shows medians, their ratio, and each side's peak resident memory.
-// One case compares ModelKit with itself: insert_history_vs_off puts ModelKit with its history
-// turned off in the raw column, to show what recording history costs.
+// Two cases compare ModelKit with itself: insert_history_vs_off puts ModelKit with its history
+// turned off in the raw column, to show what recording history costs; custom_store_fetch fetches
+// 10,000 models from a custom data store whose snapshots are in memory, with ModelKit's SQLite
+// store in the raw column (target: within 2x).
 
 import Foundation
 
@@ -162,6 +164,7 @@ func run(_ options: Options) throws -> [CaseResult] {
     results += try observerCases(options: options)
     results += try hierarchyStorageCases(rows: n, options: options)
     results += try hierarchyEngineCases(rows: n, options: options)
+    results += try customStoreCases(options: options)
     let parents = n / 10
     results.appendIfPresent(
         try measure("relationship_insert", options) {

@@ -14,11 +14,14 @@ import ModelKit
 /// parameters are libpq's (`sslmode=require`, …) plus `schema=name`, the PostgreSQL schema that
 /// holds the store's tables (created if missing; `public` by default). The password never
 /// appears in ``description``, in errors or in logs.
-public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvertible {
+public struct PostgresConfiguration: EngineStoreConfiguration, CustomStringConvertible {
+    /// The store SwiftData names for this configuration: the PostgreSQL database, as a `DataStore`.
+    public typealias Store = PostgresStore
+
     /// The configuration's name.
     public let name: String
     /// The model types this configuration stores, if it names them.
-    public let schema: Schema?
+    public var schema: Schema?
     /// Whether contexts may save.
     public let allowsSave: Bool
     /// The database URL, password included.
@@ -53,8 +56,8 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     public var description: String { "PostgresConfiguration(\(name), \(redactedURL.absoluteString))" }
 
     /// The database's driver.
-    public var _driver: DataStoreDriver? {
-        DataStoreDriver(PostgresDriver(url: url, connectTimeout: connectTimeout, pooledConnections: pooledConnections))
+    package var engineDriver: (any DatabaseDriver)? {
+        PostgresDriver(url: url, connectTimeout: connectTimeout, pooledConnections: pooledConnections)
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {

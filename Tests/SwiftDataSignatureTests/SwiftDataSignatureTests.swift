@@ -6,8 +6,9 @@ import Testing
 // SwiftData's public API as Apple declares it (iOS 27.1 SDK), each declaration the package has
 // written as a typed reference: a missing declaration, a changed label or a changed type fails
 // this file's build. Declarations the package lacks are listed, with why, in the DocC article
-// *Coming from SwiftData*; `DataStore`, `BackingData` and the backing-data requirements of
-// `PersistentModel` (hand-written conformances without `@Model`) are not part of it yet.
+// *Coming from SwiftData*; `BackingData` and the backing-data requirements of `PersistentModel`
+// (hand-written conformances without `@Model`) are not part of it yet. The custom data store
+// family is in DataStoreSignatures.swift.
 
 @Model final class Sig {
     @Attribute(.unique) var name: String
@@ -385,6 +386,7 @@ func modelActorSignatures(_ container: ModelContainer) async {
         context.insert(Sig(name: "a"))
         try context.save()
         try swiftDataSignatures(context, container)
+        try dataStoreSignatures(context)
         await modelActorSignatures(container)
         #expect(try context.fetchCount(FetchDescriptor<Sig>()) == 1)
     }

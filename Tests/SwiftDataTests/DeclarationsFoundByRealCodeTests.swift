@@ -132,7 +132,10 @@ enum TripMigrationPlan: SchemaMigrationPlan {
         #expect(made.id == saved.id)
         #expect((context.model(for: made) as? Destination)?.name == "Paris")
         #expect(container.schema.entity(for: Destination.self)?.name == "Destination")
-        #expect(throws: (any Error).self) { try PersistentIdentifier.identifier(for: "s", entityName: "Destination", primaryKey: "not a key") }
+        // A key that is no row's names no model here, as a custom store's key of another store would.
+        let foreign = try PersistentIdentifier.identifier(for: "s", entityName: "Destination", primaryKey: "not a key")
+        #expect(foreign.description == "Destination/not a key" && foreign != made)
+        #expect(throws: (any Error).self) { try PersistentIdentifier.identifier(for: "s", entityName: "Destination", primaryKey: UInt64.max) }
     }
 
     @Test @MainActor func observersAnswerIndexPathsAndSectionsCompare() throws {

@@ -17,7 +17,7 @@ public struct ModelConfiguration: Sendable, Identifiable, Hashable, CustomDebugS
     /// Whether contexts may save. When false, `save()` throws ``ModelKitError/saveNotAllowed(_:)``.
     public let allowsSave: Bool
     /// The model types this configuration stores, if it names them.
-    public let schema: Schema?
+    public var schema: Schema?
 
     /// Whether saves record history (see ``ModelContext/fetchHistory(_:)``). On, as in SwiftData;
     /// the benchmark turns it off to measure what history costs.

@@ -58,7 +58,7 @@ public final class ModelContainer: Sendable, Equatable {
     ///   ``SwiftDataError/duplicateConfiguration`` for two configurations of one name or file;
     ///   ``SwiftDataError/configurationSchemaNotFoundInContainerSchema`` when a configuration's
     ///   schema has a type the container's does not. A database driver's own errors
-    ///   (`PostgresError`) pass through.
+    ///   (`PostgresError`) and a custom ``DataStore``'s pass through.
     public init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
     ) throws {
@@ -74,14 +74,17 @@ public final class ModelContainer: Sendable, Equatable {
                     placement.groups[1].configuration.name,
                     reason: "a migration plan migrates one store: give each store its own container, or keep the models in one configuration")
             }
+            SnapshotEntities.register(schema)
             stores = try placement.groups.map { group in
                 let storeSchema = placement.groups.count == 1 ? schema : Schema(entities: group.entities, version: schema.version)
-                if let driver = group.configuration._driver {
-                    return try Store(
-                        driver: driver.driver, allowsSave: group.configuration.allowsSave, recordsHistory: true, schema: storeSchema,
-                        migrationPlan: migrationPlan)
+                guard let engine = group.configuration as? any EngineStoreConfiguration else {
+                    return try Self.openCustomStore(group.configuration, entities: group.entities, schema: storeSchema, migrationPlan: migrationPlan)
                 }
-                return try Store(configuration: group.configuration as! ModelConfiguration, schema: storeSchema, migrationPlan: migrationPlan)
+                if let driver = engine.engineDriver {
+                    return try Store(
+                        driver: driver, allowsSave: engine.allowsSave, recordsHistory: true, schema: storeSchema, migrationPlan: migrationPlan)
+                }
+                return try Store(configuration: engine as! ModelConfiguration, schema: storeSchema, migrationPlan: migrationPlan)
             }
             storeConfigurationNames = placement.groups.map(\.configuration.name)
             storeIndexes = placement.groups.count == 1 ? [:] : placement.indexes
@@ -91,6 +94,21 @@ public final class ModelContainer: Sendable, Equatable {
         } catch let failure as any DatabaseFailure {
             throw ModelKitError.database(failure.databaseError).asContainerError
         }
+    }
+
+    /// Opens a custom configuration's ``DataStore`` through its `Store.init(_:migrationPlan:)`.
+    /// - Throws: ``ModelKitError/invalidConfiguration(_:reason:)`` for a class hierarchy, which
+    ///   custom stores do not hold, or a store whose snapshots are not ``DefaultSnapshot``s; the
+    ///   store's own error when it does not open.
+    private static func openCustomStore(
+        _ configuration: any DataStoreConfiguration, entities: [Schema.Entity], schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?
+    ) throws -> Store {
+        if let entity = entities.first(where: \.isInHierarchy) {
+            throw ModelKitError.invalidConfiguration(
+                configuration.name,
+                reason: "\(entity.name) is in a class hierarchy, which a custom data store does not hold: keep the hierarchy in a ModelConfiguration's store")
+        }
+        return try Store(custom: CustomStore.open(configuration, migrationPlan: migrationPlan), schema: schema)
     }
 
     /// As many request threads as the stores keep connections: a driver's pool (PostgreSQL), or
@@ -228,6 +246,10 @@ public final class ModelContainer: Sendable, Equatable {
     public func erase() throws {
         if let readOnly = stores.first(where: { !$0.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.url) }
         for (index, store) in stores.enumerated() {
+            if let custom = store.custom {
+                try custom.withStore { try $0.erase() }
+                continue
+            }
             let entities = schema.entities.filter { storeIndex(of: $0) == index }
             try store.deleteAllRows(of: entities)
         }

@@ -13,7 +13,7 @@ struct StorePlacement {
 
     /// Places `schema`'s entities in `configurations`' stores.
     /// - Throws: ``ModelKitError/invalidConfigurationName(_:reason:)`` for a name that cannot
-    ///   name a file, or a configuration ModelKit cannot open;
+    ///   name a file;
     ///   ``ModelKitError/duplicateConfiguration(_:)``;
     ///   ``ModelKitError/configurationSchemaNotInContainer(configuration:entity:)``;
     ///   ``ModelKitError/invalidConfiguration(_:reason:)`` when an entity has no store.
@@ -24,10 +24,6 @@ struct StorePlacement {
             let sqlite = configuration as? ModelConfiguration
             if let reason = sqlite?.invalidNameReason {
                 throw ModelKitError.invalidConfigurationName(configuration.name, reason: reason)
-            }
-            if sqlite == nil, configuration._driver == nil {
-                throw ModelKitError.invalidConfigurationName(
-                    configuration.name, reason: "a \(type(of: configuration)) names no database ModelKit can open")
             }
             let file = sqlite.flatMap { $0.isStoredInMemoryOnly ? nil : $0.url.standardizedFileURL }
             guard names.insert(configuration.name).inserted, file.map({ files.insert($0).inserted }) ?? true else {

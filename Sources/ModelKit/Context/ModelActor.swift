@@ -40,7 +40,9 @@ extension ModelActor {
     public subscript<T: PersistentModel>(identifier: PersistentIdentifier, as type: T.Type) -> T? {
         modelContext.mergeChanges()
         if let registered: T = modelContext.registeredModel(for: identifier) { return registered }
-        guard identifier.rowID != nil, let entity = modelContext.entity(storing: identifier), entity.type == T.self else { return nil }
-        return (try? modelContext.model(of: entity, rowID: identifier.rowID!)) as? T
+        guard let entity = modelContext.entity(storing: identifier), entity.type == T.self,
+            let rowID = modelContext.rowKey(of: identifier, in: entity)
+        else { return nil }
+        return (try? modelContext.model(of: entity, rowID: rowID)) as? T
     }
 }

@@ -17,6 +17,9 @@ extension ModelContext {
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)`` when a delete rule
     ///   refuses; ``ModelKitError/database(_:)`` when the database refuses or fails.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        if let (entity, custom) = try customStore(for: T.self) {
+            return try customDelete(T.self, where: predicate, includeSubclasses: includeSubclasses, entity: entity, in: custom)
+        }
         let link = link(for: try entity(for: T.self))
         let store = link.store
         guard store.allowsSave else { throw ModelKitError.saveNotAllowed(store.url) }

@@ -14,6 +14,7 @@ extension ModelContext {
     /// - Throws: ``ModelKitError/modelNotInSchema(_:)`` for a type the container does not store,
     ///   or a typed error if the store cannot be read.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        if let (entity, custom) = try customStore(for: T.self) { return try customFetch(descriptor, entity: entity, in: custom) }
         let models = try fetchModels(descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models)
@@ -120,6 +121,7 @@ extension ModelContext {
     /// `SELECT COUNT(*)` counts the stored rows, and unsaved changes are counted in memory: no
     /// model is loaded. Otherwise, the count of a fetch.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        if let (entity, custom) = try customStore(for: T.self) { return try customFetchCount(descriptor, entity: entity, in: custom) }
         let plan = try plan(for: descriptor)
         guard plan.filtersInSQL else { return try fetch(descriptor).count }
         guard seesPendingChanges(descriptor) else { return try count(plan.count, of: plan.entity) }
@@ -145,6 +147,9 @@ extension ModelContext {
     /// when SQLite can answer alone; with unsaved changes, only the models changed or inserted
     /// here are read, in memory.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        if let (entity, custom) = try customStore(for: T.self) {
+            return try customFetchIdentifiers(descriptor, entity: entity, in: custom)
+        }
         let plan = try plan(for: descriptor)
         guard let results = try unloadedResults(descriptor, plan: plan) else {
             return try fetch(descriptor).map(\.persistentModelID)
@@ -162,6 +167,7 @@ extension ModelContext {
     /// pages, or, with unsaved changes, ``pendingResults(_:plan:)``. Nil when the fetch needs the
     /// models (see there).
     func unloadedResults<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, plan: FetchPlan) throws -> UnloadedResults<T>? {
+        if customStore(of: plan.entity) != nil { return nil }
         if seesPendingChanges(descriptor) { return try pendingResults(descriptor, plan: plan) }
         guard plan.isCompleteInSQL else { return nil }
         let sql = plan.select(paged: true, from: plan.entity.sql.selectPrimaryKeys)

@@ -27,6 +27,7 @@ extension ModelContext {
     ///   tokens of several stores, or a transaction type other than
     ///   ``DefaultHistoryTransaction``.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        if let custom = try customHistory(descriptor) { return custom }
         let descriptor = try defaultDescriptor(descriptor)
         let links = try historyLinks(for: descriptor.predicate)
         var transactions = try links.flatMap { try fetchHistory(descriptor, from: $0) }
@@ -93,6 +94,7 @@ extension ModelContext {
     ///   a transaction type other than ``DefaultHistoryTransaction``; a typed error when SQLite
     ///   refuses.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        if try deleteCustomHistory(descriptor) { return }
         let descriptor = try defaultDescriptor(descriptor)
         let links = try historyLinks(for: descriptor.predicate)
         if let readOnly = links.first(where: { !$0.store.allowsSave }) { throw ModelKitError.saveNotAllowed(readOnly.store.url) }

@@ -6,6 +6,11 @@ extension ModelContext {
     }
 
     private func registeredModel(with identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        if let entity = entity(storing: identifier), let keys = container.store(for: entity).identity.keys {
+            // A custom store's identifier: its model's key here.
+            guard let key = keys.existingKey(for: identifier) else { return nil }
+            return registered[RowKey(entity: entity, rowID: key)] as? any PersistentModel
+        }
         guard let rowID = identifier.rowID else {
             // Temporary numbers are unique in the process: compare them before building identifiers.
             guard case .temporary(let number) = identifier.key else { return nil }
@@ -24,6 +29,13 @@ extension ModelContext {
         return entity
     }
 
+    /// The key here of a stored identifier of `entity`'s store: its row's, or the key a custom
+    /// store's identifier has in the container.
+    func rowKey(of identifier: PersistentIdentifier, in entity: Schema.Entity) -> Int64? {
+        if let keys = container.store(for: entity).identity.keys { return identifier.isTemporary ? nil : keys.key(for: identifier) }
+        return identifier.rowID
+    }
+
     /// The model with `identifier`: the registered instance, or one loaded from the store.
     ///
     /// As in SwiftData, when no such model is stored (it was deleted, or the identifier is from
@@ -37,7 +49,7 @@ extension ModelContext {
         mergeChanges()
         registered.sweepIfGrown()
         if let model = registeredModel(with: identifier) { return model }
-        if let entity = entity(storing: identifier), let rowID = identifier.rowID,
+        if let entity = entity(storing: identifier), let rowID = rowKey(of: identifier, in: entity),
             let model = try? self.model(of: entity, rowID: rowID)
         {
             return model

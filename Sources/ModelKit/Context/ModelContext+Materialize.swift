@@ -42,6 +42,7 @@ extension ModelContext {
     /// Nil when no such row is stored.
     func model(of entity: Schema.Entity, rowID: Int64) throws -> (any PersistentModel)? {
         if let registered = registered[RowKey(entity: entity, rowID: rowID)] as? any PersistentModel { return registered }
+        if let custom = customStore(of: entity) { return try customModel(of: entity, key: rowID, in: custom) }
         return try models(of: entity, sql: SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])).first
     }
 
@@ -128,6 +129,19 @@ extension ModelContext {
         follow(staleLists, of: model)
     }
 
+    /// Reads a custom store's model again from its newest snapshot, overwriting its attributes
+    /// and to-ones; a model the store no longer has is marked deleted and leaves the context.
+    private func reload(_ model: any PersistentModel, key: Int64, entity: Schema.Entity, from custom: CustomStore) throws {
+        let storage = model._$modelKit
+        storage.changedColumns.removeAll()
+        deferredListChanges.removeAll(of: model)
+        guard let snapshot = try customSnapshot(of: entity, key: key, in: custom) else { return forgetDeletedElsewhere(model) }
+        let rows = custom.rows(of: entity)
+        let values = rows.makeValues()
+        try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
+        try refresh(model, from: ModelRow(statement: Statement(values: values), entity: entity, context: self))
+    }
+
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to
     /// being loaded on first read, and the loaded lists of their inverses follow a to-one that
     /// moves back to its stored target. A model whose row is gone is marked deleted and leaves the
@@ -136,6 +150,7 @@ extension ModelContext {
         let storage = model._$modelKit
         guard let rowID = storage.rowID else { return }
         let entity = try entity(for: type(of: model))
+        if let custom = customStore(of: entity) { return try reload(model, key: rowID, entity: entity, from: custom) }
         let read = try reader(for: entity).first(SQL(text: entity.sql.selectByPrimaryKey, bindings: [.integer(rowID)])) { statement in
             let row = ModelRow(statement: statement, entity: entity, context: self)
             var values: [(Column, Any)] = []

@@ -18,6 +18,9 @@ extension ModelContext {
         case .toOne(let rowID):
             return try model(of: relationship.target, rowID: rowID).map { [$0] } ?? []
         case .toMany:
+            if let entity = owner._$modelKit.entity, let custom = customStore(of: entity) {
+                return try customToMany(relationship, of: owner, in: custom)
+            }
             guard let rowID = owner._$modelKit.rowID else { return [] }
             return try models(of: relationship.target, sql: relatedSelect(relationship, keys: [rowID]))
         case .unfetched:

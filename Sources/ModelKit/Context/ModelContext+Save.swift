@@ -126,6 +126,10 @@ extension ModelContext {
     /// and returns its history token. If it fails, the store is as it was and the batch's models
     /// are untouched: nothing of the context runs inside the store's transaction.
     private func write(_ batch: SaveBatch, attaching attachment: ((StoreSQL, InsertedRowKeys) throws -> Void)?) throws -> Int64? {
+        if batch.link.store.custom != nil, let index = links.firstIndex(where: { $0 === batch.link }), let custom = customStore(at: index) {
+            try writeCustom(batch, to: custom)
+            return nil
+        }
         var plan = try savePlan(for: batch)
         let inserted = batch.inserted
         if let attachment {

@@ -36,6 +36,12 @@ public final class ModelContext {
         didSet { for link in links { link.reader?.trace = statementTrace } }
     }
 
+    /// The identifier of the context's ``editingState``.
+    let editingStateID = UUID()
+    /// The custom stores (by their links' index) whose ``DataStore/initializeState(for:)`` the
+    /// context called, to call ``DataStore/invalidateState(for:)`` when it goes.
+    var initializedCustomStores: Set<Int> = []
+
     /// Models loaded from the store, by entity and primary key.
     let registered = IdentityMap()
     var inserted = PendingModels()
@@ -71,6 +77,7 @@ public final class ModelContext {
     }
 
     deinit {
+        invalidateCustomStoreStates()
         handle.context = nil
         for link in links { link.handle.context = nil }
         unloadRelationships()

@@ -29,7 +29,7 @@ struct SaveBatch {
 /// the models' array is gone: 8 bytes a model instead of an identifier's 16.
 struct SavedKeys {
     private var keys: [Int64] = []
-    private var runs: [(entity: Schema.Entity, scope: PersistentIdentifier.Scope, count: Int)] = []
+    private var runs: [(entity: Schema.Entity, scope: PersistentIdentifier.Scope, keys: StoreKeys?, count: Int)] = []
 
     init(capacity: Int) {
         keys.reserveCapacity(capacity)
@@ -40,7 +40,7 @@ struct SavedKeys {
         if let last = runs.indices.last, runs[last].entity === entity {
             runs[last].count += 1
         } else {
-            runs.append((entity, store.scope(for: entity), 1))
+            runs.append((entity, store.scope(for: entity), store.keys, 1))
         }
     }
 
@@ -50,7 +50,10 @@ struct SavedKeys {
         result.reserveCapacity(keys.count)
         var index = 0
         for run in runs {
-            for key in keys[index..<index + run.count] { result.append(PersistentIdentifier(scope: run.scope, key: .row(key))) }
+            for key in keys[index..<index + run.count] {
+                // A custom store's models have keys here that stand for its identifiers.
+                result.append(run.keys?.identifier(for: key) ?? PersistentIdentifier(scope: run.scope, key: .row(key)))
+            }
             index += run.count
         }
         return result

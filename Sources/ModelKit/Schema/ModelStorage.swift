@@ -137,8 +137,15 @@ public final class ModelStorage {
     /// Gives a model in no context the key and store of `identifier`: a stand-in for a row that
     /// was not found.
     func answer(to identifier: PersistentIdentifier) {
-        rowID = identifier.rowID
-        handle = ContextHandle(container: nil, store: identifier.storeIdentifier.map(StoreIdentity.init))
+        guard identifier.rowID == nil, !identifier.isTemporary, let store = identifier.storeIdentifier else {
+            rowID = identifier.rowID
+            handle = ContextHandle(container: nil, store: identifier.storeIdentifier.map { StoreIdentity($0) })
+            return
+        }
+        // A custom store's key: the stand-in's identity keeps it.
+        let keys = StoreKeys()
+        rowID = keys.key(for: identifier)
+        handle = ContextHandle(container: nil, store: StoreIdentity(store, keys: keys))
     }
 
     /// Takes the model out of its context. A model with a row keeps its store, and no longer
@@ -158,6 +165,7 @@ public final class ModelStorage {
         guard let store = handle?.store else {
             return PersistentIdentifier(scope: entity.temporaryScope, key: key)
         }
+        if let keys = store.keys, let rowID, let identifier = keys.identifier(for: rowID) { return identifier }
         return PersistentIdentifier(scope: store.scope(for: entity), key: key)
     }
 

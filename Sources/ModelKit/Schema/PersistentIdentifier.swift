@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Identifies a model across contexts: its entity and its primary key in a store. A model that has
 /// not been saved yet has a temporary identifier, replaced by a permanent one when it is saved.
 public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Identifiable, CustomStringConvertible {
@@ -8,6 +10,9 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
     enum Key: Hashable, Comparable, Sendable, Codable {
         case temporary(UInt64)
         case row(Int64)
+        /// A custom store's key that is not a 64-bit integer: a `UUID`, a `String`, any
+        /// `Codable` value (see ``PrimaryKey``).
+        case custom(PrimaryKey)
     }
 
     /// The entity and store an identifier names a row of, and whether its key is a row's primary
@@ -16,21 +21,30 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         let entityName: String
         let storeIdentifier: String?
         let isTemporary: Bool
+        /// A custom store's key that is not an integer: then the scope is the identifier's own.
+        let primaryKey: PrimaryKey?
+        /// The key a container's ``StoreKeys`` last gave the identifier of this scope, tagged
+        /// with that table (see ``StoreKeys/key(for:)``): a fetch finds its models' keys without
+        /// hashing their identifiers. Zero until then.
+        let storeKey = Atomic<Int64>(0)
 
-        init(entityName: String, storeIdentifier: String?, isTemporary: Bool = false) {
+        init(entityName: String, storeIdentifier: String?, isTemporary: Bool = false, primaryKey: PrimaryKey? = nil) {
             self.entityName = entityName
             self.storeIdentifier = storeIdentifier
             self.isTemporary = isTemporary
+            self.primaryKey = primaryKey
         }
 
         func matches(_ other: Scope) -> Bool {
             self === other
-                || (isTemporary == other.isTemporary && entityName == other.entityName && storeIdentifier == other.storeIdentifier)
+                || (isTemporary == other.isTemporary && entityName == other.entityName && storeIdentifier == other.storeIdentifier
+                    && primaryKey == other.primaryKey)
         }
 
         /// This scope, or the same entity and store for the other kind of key.
         func forKeys(temporary: Bool) -> Scope {
-            temporary == isTemporary ? self : Scope(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: temporary)
+            temporary == isTemporary && primaryKey == nil
+                ? self : Scope(entityName: entityName, storeIdentifier: storeIdentifier, isTemporary: temporary)
         }
     }
 
@@ -39,7 +53,8 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
     private let bits: Int64
 
     var key: Key {
-        scope.isTemporary ? .temporary(UInt64(bitPattern: bits)) : .row(bits)
+        if let primaryKey = scope.primaryKey { return .custom(primaryKey) }
+        return scope.isTemporary ? .temporary(UInt64(bitPattern: bits)) : .row(bits)
     }
 
     /// The model's entity (its class name).
@@ -55,6 +70,9 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         case .temporary(let number):
             self.scope = scope.forKeys(temporary: true)
             bits = Int64(bitPattern: number)
+        case .custom(let primaryKey):
+            self.scope = Scope(entityName: scope.entityName, storeIdentifier: scope.storeIdentifier, primaryKey: primaryKey)
+            bits = 0
         }
     }
 
@@ -74,7 +92,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
     /// Whether the model has not been saved yet.
     public var isTemporary: Bool { scope.isTemporary }
 
-    var rowID: Int64? { scope.isTemporary ? nil : bits }
+    var rowID: Int64? { scope.isTemporary || scope.primaryKey != nil ? nil : bits }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.bits == rhs.bits && lhs.scope.matches(rhs.scope)
@@ -94,6 +112,7 @@ public struct PersistentIdentifier: Hashable, Comparable, Sendable, Codable, Ide
         switch key {
         case .temporary(let id): "\(entityName)/t\(id)"
         case .row(let id): "\(entityName)/p\(id)"
+        case .custom(let key): "\(entityName)/\(key.text)"
         }
     }
 

@@ -117,19 +117,6 @@ extension DefaultHistoryUpdate {
     }
 }
 
-/// A store that keeps a history, as SwiftData's custom stores declare it. ModelKit's own stores
-/// answer history through ``ModelContext/fetchHistory(_:)``.
-public protocol HistoryProviding {
-    /// The type of the history's transactions.
-    associatedtype HistoryType: HistoryTransaction
-    /// The transactions `descriptor` describes.
-    func fetchHistory(_ descriptor: HistoryDescriptor<HistoryType>) throws -> [HistoryType]
-    /// Deletes the transactions `descriptor` describes.
-    func deleteHistory(_ descriptor: HistoryDescriptor<HistoryType>) throws
-    /// The type of the history's transactions.
-    static var historyType: HistoryType.Type { get }
-}
-
 extension ResultsObserver: CustomDebugStringConvertible {
     public var debugDescription: String {
         "ResultsObserver<\(Element.self)>(sortBy: \(fetchDescriptor.sortBy.count) descriptors, sectioned: \(sectionBy != nil))"

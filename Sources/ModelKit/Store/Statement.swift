@@ -13,6 +13,13 @@ final class Statement {
         backend = ValuesStatement(row)
     }
 
+    /// A statement standing on the row `values` holds, which its owner rewrites between reads:
+    /// how a custom store's snapshots become models without a row array each.
+    init(values: RowValues) {
+        sql = ""
+        backend = values
+    }
+
     /// Prepares `sql`, written with `?` parameters, in `dialect`'s spelling.
     init(sql: String, in connection: any DatabaseConnection, dialect: SQLDialect) throws {
         self.sql = sql
@@ -81,6 +88,17 @@ final class Statement {
 private final class ValuesStatement: DatabaseStatement {
     private let row: [SQLValue]
     init(_ row: [SQLValue]) { self.row = row }
+    func bind(_ values: [SQLValue]) throws {}
+    func step() throws -> Bool { false }
+    func reset() {}
+    var columnCount: Int32 { Int32(row.count) }
+    func column(_ index: Int32) -> SQLValue { row[Int(index)] }
+}
+
+/// A row of values its owner rewrites in place, read as a statement positioned on it.
+final class RowValues: DatabaseStatement {
+    var row: [SQLValue]
+    init(count: Int) { row = [SQLValue](repeating: .null, count: count) }
     func bind(_ values: [SQLValue]) throws {}
     func step() throws -> Bool { false }
     func reset() {}

@@ -22,6 +22,10 @@ final class Store: @unchecked Sendable {
     /// stage's contexts read and write through it. Nil otherwise. Used only on the migrating
     /// thread, which holds the writer.
     let pinnedConnection: Connection?
+    /// The custom ``DataStore`` the store stands for, whose models its contexts read and write
+    /// through it; nil for the engine's own stores. The engine's store beside it is an empty
+    /// one in memory, so that what every store has (a reader, an inbox) is there.
+    let custom: CustomStore?
 
     /// The store as a migration stage sees it: the same access, its writer pinned.
     init(migratingAt url: URL, identifier: String, access: StoreAccess, through writer: Connection) {
@@ -32,6 +36,14 @@ final class Store: @unchecked Sendable {
         externalFiles = nil
         self.access = access
         pinnedConnection = writer
+        custom = nil
+    }
+
+    /// The store of a custom ``DataStore``'s models, beside an empty one in memory.
+    convenience init(custom: CustomStore, schema: Schema) throws {
+        try self.init(
+            driver: SQLiteDriver(path: "file:/modelkit-\(UUID().uuidString)?vfs=memdb", isInMemory: true, displayURL: URL(fileURLWithPath: "/dev/null")),
+            allowsSave: true, recordsHistory: false, schema: schema, migrationPlan: nil, custom: custom)
     }
 
     /// A SQLite store, in its file or in memory: a ``SQLiteDriver``'s database, with large
@@ -67,9 +79,10 @@ final class Store: @unchecked Sendable {
     /// them.
     init(
         driver: any DatabaseDriver, allowsSave: Bool, recordsHistory: Bool, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?,
-        externalFiles: ExternalFiles? = nil
+        externalFiles: ExternalFiles? = nil, custom: CustomStore? = nil
     ) throws {
         pinnedConnection = nil
+        self.custom = custom
         url = driver.displayURL
         self.allowsSave = allowsSave
         self.externalFiles = externalFiles
@@ -91,7 +104,7 @@ final class Store: @unchecked Sendable {
             try access.publishExternalCommits(&turn)
             return (identifier, hasHistory)
         }
-        identity = StoreIdentity(identifier)
+        identity = custom.map { StoreIdentity($0.identifier, keys: $0.keys) } ?? StoreIdentity(identifier)
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
     }
 
@@ -197,6 +210,9 @@ final class Store: @unchecked Sendable {
 /// A store's identifier, held by reference so that every model of the store shares one.
 final class StoreIdentity: Sendable {
     let value: String
+    /// A custom store's identifiers by the keys its models have here; nil for the engine's own
+    /// stores, whose keys are their rows'.
+    let keys: StoreKeys?
     /// The identifier scope of each entity with rows here, and the one found last: models of one
     /// entity come in runs. The entity is kept so that its identity is never another's.
     private let scopes = Mutex<(byEntity: [ObjectIdentifier: Scope], last: Scope?)>(([:], nil))
@@ -206,8 +222,9 @@ final class StoreIdentity: Sendable {
         let scope: PersistentIdentifier.Scope
     }
 
-    init(_ value: String) {
+    init(_ value: String, keys: StoreKeys? = nil) {
         self.value = value
+        self.keys = keys
     }
 
     /// What the identifiers of `entity`'s rows here share.
