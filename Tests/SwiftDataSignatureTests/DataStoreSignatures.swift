@@ -47,7 +47,7 @@ final class SigStore: DataStore, DataStoreBatching, HistoryProviding {
 @MainActor
 func dataStoreSignatures(_ context: ModelContext) throws {
     // MARK: DataStoreConfiguration and DataStore
-    var configuration = SigStoreConfiguration()
+    let configuration = SigStoreConfiguration()
     configuration.schema = Schema([Sig.self, SigChild.self])
     let _: String = configuration.name
     let _: Schema? = configuration.schema
