@@ -10,13 +10,7 @@ import Testing
 @Suite struct SyncDownloadRaceTests {
     @Test(arguments: ServerKind.available)
     func rowsTheDevicePushesWhileItsDownloadRunsAreKeptWithTheirLaterEditsAndDeletes(_ kind: ServerKind) async throws {
-        let world = try SyncWorld(kind)
-        let other = try world.device()
-        other.context.insert(Note(title: "theirs", body: "server"))
-        try other.context.save()
-        try await other.sync()
-
-        let device = try world.device()
+        let (world, other, device) = try await Self.newDeviceBesideANote(kind)
         let envelope = device.client.envelope
         // The download's page, read on the server before the device pushes.
         let download = try await world.server.pull(SyncPullRequest(envelope: envelope, cursor: nil))
@@ -45,13 +39,7 @@ import Testing
 
     @Test(arguments: ServerKind.available)
     func aPushAnsweredWhileTheCatchUpsLastPageIsOnItsWayIsNotDropped(_ kind: ServerKind) async throws {
-        let world = try SyncWorld(kind)
-        let other = try world.device()
-        other.context.insert(Note(title: "theirs", body: "server"))
-        try other.context.save()
-        try await other.sync()
-
-        let device = try world.device()
+        let (world, other, device) = try await Self.newDeviceBesideANote(kind)
         let envelope = device.client.envelope
         let download = try await world.server.pull(SyncPullRequest(envelope: envelope, cursor: nil))
         let client = device.client
@@ -126,6 +114,17 @@ import Testing
         try await device.sync()
         #expect(try Self.notes(in: device.container) == ["mine=edited"])
         #expect(try Self.notes(in: try world.serverContainer()) == ["mine=edited"])
+    }
+
+    /// A world whose server has one note, "theirs", from `other`, and a new device that has not
+    /// pulled yet.
+    private static func newDeviceBesideANote(_ kind: ServerKind) async throws -> (SyncWorld, Device, Device) {
+        let world = try SyncWorld(kind)
+        let other = try world.device()
+        other.context.insert(Note(title: "theirs", body: "server"))
+        try other.context.save()
+        try await other.sync()
+        return (world, other, try world.device())
     }
 
     /// The store's notes as `title=body`, sorted.

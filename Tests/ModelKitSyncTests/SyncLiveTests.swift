@@ -180,7 +180,7 @@ import Testing
         let a = try world.device()
         let b = try world.device()
         try await a.sync()
-        let cursor = try ClientPull(client: a.client).cursor()
+        let cursor = try ClientPull(client: a.client).position().cursor
         let envelope = a.client.envelope
         // Nothing new: answered empty when the wait ends.
         let empty = try await world.server.pull(SyncPullRequest(envelope: envelope, cursor: cursor, wait: 0.05))
@@ -200,7 +200,7 @@ import Testing
         let b = try world.device()
         let c = try world.device()
         try await a.sync()
-        let cursor = try ClientPull(client: a.client).cursor()
+        let cursor = try ClientPull(client: a.client).position().cursor
         let server = world.server
         let held = [a, b, c].map { device in
             let envelope = device.client.envelope

@@ -12,6 +12,19 @@ extension ModelContext {
         return model
     }
 
+    /// What a property holds when nothing was stored for it: its declared default, or else zero,
+    /// empty or NULL.
+    static func neutralValue(of property: Schema.PropertyMetadata) -> SQLValue {
+        if let value = property.encodedDefault { return value }
+        guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
+        switch codec.affinity {
+        case .integer: return .integer(0)
+        case .real: return .real(0)
+        case .text: return .text("")
+        case .blob: return .blob(Data(count: 16))
+        }
+    }
+
     /// A new, unsaved model of `entity` holding `values` (by property index) and, for the other
     /// properties, neutral values: each one's declared default, or else zero, empty or NULL. It is
     /// made as a stored row would be, from a row in memory: no initializer of the app's runs.
@@ -19,16 +32,7 @@ extension ModelContext {
         // A row shaped as the entity's select reads: its properties at their result columns.
         var row = [SQLValue](repeating: .null, count: entity.sql.selectedColumnCount)
         for (index, (property, column)) in zip(entity.metadata, entity.resultColumns).enumerated() {
-            row[Int(column)] = values[index] ?? {
-                if let value = property.encodedDefault { return value }
-                guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
-                switch codec.affinity {
-                case .integer: return .integer(0)
-                case .real: return .real(0)
-                case .text: return .text("")
-                case .blob: return .blob(Data(count: 16))
-                }
-            }()
+            row[Int(column)] = values[index] ?? Self.neutralValue(of: property)
         }
         func make<T: PersistentModel>(_ type: T.Type) throws -> any PersistentModel {
             try T(_modelKitRow: ModelRow(statement: Statement(row: row), entity: entity, context: self))
@@ -136,10 +140,7 @@ extension ModelContext {
         storage.changedColumns.removeAll()
         deferredListChanges.removeAll(of: model)
         guard let snapshot = try customSnapshot(of: entity, key: key, in: custom) else { return forgetDeletedElsewhere(model) }
-        let rows = custom.rows(of: entity)
-        let values = rows.makeValues()
-        try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
-        try refresh(model, from: ModelRow(statement: Statement(values: values), entity: entity, context: self))
+        try refresh(model, from: row(of: snapshot, entity: entity, key: key, in: custom))
     }
 
     /// Reads a stored model's row again, overwriting its attributes; its relationships go back to

@@ -74,10 +74,7 @@ extension ModelContext {
             guard let key = storage.rowID, let snapshot = byKey[key], let entity = storage.entity else { continue }
             // The save's own changes are in the snapshot: the model takes the store's values.
             storage.changedColumns.removeAll()
-            let rows = custom.rows(of: entity)
-            let values = rows.makeValues()
-            try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
-            try refresh(model, from: ModelRow(statement: Statement(values: values), entity: entity, context: self))
+            try refresh(model, from: row(of: snapshot, entity: entity, key: key, in: custom))
         }
     }
 

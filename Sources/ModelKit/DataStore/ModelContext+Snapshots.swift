@@ -34,25 +34,19 @@ extension ModelContext {
         return nil
     }
 
-    /// What a property holds when nothing was stored for it.
-    static func neutralValue(of property: Schema.PropertyMetadata) -> SQLValue {
-        if let value = property.encodedDefault { return value }
-        guard let codec = property.codec, !codec.isOptional, property.relationshipShape == nil else { return .null }
-        switch codec.affinity {
-        case .integer: return .integer(0)
-        case .real: return .real(0)
-        case .text: return .text("")
-        case .blob: return .blob(Data(count: 16))
-        }
-    }
-
     /// The model `snapshot` stands for: the registered instance, refreshed from it where the
     /// model has not changed, or a new one made from it.
     func model<T: PersistentModel>(_ type: T.Type, of snapshot: DefaultSnapshot, entity: Schema.Entity, key: Int64, in custom: CustomStore) throws -> T {
+        try materialize(T.self, row: row(of: snapshot, entity: entity, key: key, in: custom), refreshing: true)
+    }
+
+    /// `snapshot` as a row of `entity` under `key`, to make or refresh one model from. (Many
+    /// snapshots reuse one row instead: see ``models(_:of:entity:in:)``.)
+    func row(of snapshot: DefaultSnapshot, entity: Schema.Entity, key: Int64, in custom: CustomStore) throws -> ModelRow {
         let rows = custom.rows(of: entity)
         let values = rows.makeValues()
         try rows.fill(values, from: snapshot, key: key, keys: custom.keys)
-        return try materialize(T.self, row: ModelRow(statement: Statement(values: values), entity: entity, context: self), refreshing: true)
+        return ModelRow(statement: Statement(values: values), entity: entity, context: self)
     }
 
     /// The models of `snapshots` of `entity` (others left out), the snapshots remembered as

@@ -12,12 +12,8 @@ import ModelKit
 struct ClientPull {
     let client: SyncClient
 
-    /// Where the last page ended; nil before the first pull and during a fresh full download.
-    func cursor() throws -> String? {
-        try position().cursor
-    }
-
-    /// Where the last page ended, and whether the device is in a full download or its catch-up:
+    /// Where the last page ended (nil before the first pull and during a fresh full download),
+    /// and whether the device is in a full download or its catch-up:
     /// then its pulls ask for its own changes too.
     func position() throws -> (cursor: String?, catchingUp: Bool) {
         try ModelContext(client.container).replicaRead { sql in

@@ -87,12 +87,9 @@ struct ServerPull {
         var authors: Set<String> = []
     }
 
-    /// The author of the device's pushes.
-    var ownAuthor: String { SyncServer.author(of: request.envelope.device) }
-
     /// The author whose transactions a page leaves out: the device's pushes, unless it asked
     /// for them (``SyncPullRequest/includesOwnChanges``).
-    var leftOut: String? { request.includesOwnChanges == true ? nil : ownAuthor }
+    var leftOut: String? { request.includesOwnChanges == true ? nil : SyncServer.author(of: request.envelope.device) }
 
     /// The changes after history token `token`, up to about `limit` rows, but those of
     /// transactions by `own` (the device's pushes; nil for none), deletes aside: a push may
