@@ -1,6 +1,6 @@
 import Foundation
 import ModelKit
-import ModelKitSync
+@testable import ModelKitSync
 import Testing
 
 /// Field-level merges and the rules that settle edits of one property.
@@ -79,6 +79,25 @@ import Testing
         #expect(try a.all(Note.self).map(\.body) == ["first"])
         #expect(try b.all(Note.self).map(\.body) == ["first"])
         #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Note>()).map(\.body) == ["first"])
+    }
+
+    /// Found by modelkit-sync-chaos (a tag's stand-in name reached the server): a property the
+    /// device set and set back, then took from the server in a pull, holds the server's value,
+    /// and nothing of the local writes goes out.
+    @Test(arguments: ServerKind.available)
+    func aPropertyAPullWroteAfterALocalWriteIsNotPushed(_ kind: ServerKind) async throws {
+        let (world, a, b) = try await twoDevicesWithANote(kind)
+        try editNote(on: a) { $0.body = "for a moment" }
+        try editNote(on: a) { $0.body = "first" }
+        try editNote(on: b) { $0.body = "theirs" }
+        try await b.sync()
+        var report = SyncReport()
+        try await a.client.pull(a.client.envelope, into: &report)
+        #expect(try a.all(Note.self).map(\.body) == ["theirs"])
+        let client = a.client
+        #expect(try await client.work { try ClientPush(client: client).prepare(client.envelope) } == nil)
+        try await a.sync()
+        #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Note>()).map(\.body) == ["theirs"])
     }
 
     @Test(arguments: ServerKind.available)

@@ -51,23 +51,34 @@ struct ClientPush {
             descriptor.fetchLimit = UInt64(Self.transactionsPerPush)
             let transactions = try context.fetchHistory(descriptor)
             guard let last = transactions.last?.token.number else { return nil }
-            let local = transactions.filter { $0.author != SyncClient.author }
-            if let prepared = try changes(of: local, through: last, envelope: envelope, in: context) { return prepared }
+            if let prepared = try changes(of: transactions, through: last, envelope: envelope, in: context) { return prepared }
             // Only the device's own pulls since: nothing to push up to there.
             try context.replicaWrite { try $0.setState(ClientState.pushed, String(last)) }
         }
     }
 
+    /// The push of the local changes among `transactions`; the device's own pulls among them
+    /// only tell which local writes they replaced.
     private func changes(
         of transactions: [DefaultHistoryTransaction], through last: Int64, envelope: SyncEnvelope, in context: ModelContext
     ) throws -> PreparedPush? {
         // The rows touched, in order: when each was last touched, and each property last changed.
         var touched: [SyncIDs.RowRef: TouchedRow] = [:]
         for transaction in transactions {
+            let isSync = transaction.author == SyncClient.author
             for change in transaction.changes {
                 let identifier = change.changedPersistentIdentifier
                 guard let key = identifier.rowKey, client.schema.entities[identifier.entityName] != nil else { continue }
                 let ref = SyncIDs.RowRef(entity: identifier.entityName, key: key)
+                if isSync {
+                    // A property the sync wrote after a local write holds the server's value (or
+                    // a stand-in): the local write is gone here, and nothing of it goes.
+                    if case .update(let update) = change, var row = touched[ref] {
+                        for name in Self.propertyNames(of: update) { row.propertyTimes[name] = nil }
+                        touched[ref] = row
+                    }
+                    continue
+                }
                 var row = touched[ref] ?? TouchedRow(order: touched.count)
                 row.time = transaction.timestamp
                 switch change {
