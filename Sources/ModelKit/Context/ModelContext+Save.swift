@@ -107,13 +107,17 @@ extension ModelContext {
 
     /// Writes one store's batch, again when the database ended the transaction for a concurrent
     /// one (a deadlock between saves that lock the same rows in different orders): the failed
-    /// attempt wrote nothing, and the models are as before it.
+    /// attempt wrote nothing, and the models are as before it. Each retry waits a few
+    /// milliseconds first (more each time, with jitter): the transaction that won needs a moment
+    /// to take the rows the failed one let go, and a retry at once can take them first and meet
+    /// the same deadlock again.
     private func writeRetrying(_ batch: SaveBatch, attaching attachment: ((StoreSQL, InsertedRowKeys) throws -> Void)?) throws -> Int64? {
         var attempt = 1
         while true {
             do {
                 return try write(batch, attaching: attachment)
             } catch ModelKitError.database(let failure) where failure.isTransactionRetryable && attempt < Self.saveAttempts {
+                Thread.sleep(forTimeInterval: 0.02 * Double(attempt) * Double.random(in: 0.5...1))
                 attempt += 1
             }
         }
