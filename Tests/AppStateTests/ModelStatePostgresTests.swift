@@ -21,8 +21,8 @@ struct ModelStatePostgresTests {
             return components.url!
         }
         defer { try? PostgresDriver(url: server, connectTimeout: .seconds(5)).connect().execute("DROP SCHEMA IF EXISTS \"\(schemaName)\" CASCADE") }
-        let here = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 1)))
-        let elsewhere = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 2)))
+        let here = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 1), connectTimeout: .seconds(30)))
+        let elsewhere = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 2), connectTimeout: .seconds(30)))
 
         try Application.withIsolatedScope {
             let token = Application.override(\.modelContainer, with: here)

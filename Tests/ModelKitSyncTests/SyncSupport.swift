@@ -78,7 +78,7 @@ final class SyncWorld {
         case .postgres:
             // A few connections each: the suites' servers run side by side on one test database.
             return try ModelContainer(
-                for: Schema(types), configurations: [PostgresConfiguration(url: postgres!.url(instance: instance), pooledConnections: PostgresServer.connectionsEach)])
+                for: Schema(types), configurations: [PostgresConfiguration(url: postgres!.url(instance: instance), connectTimeout: .seconds(30), pooledConnections: PostgresServer.connectionsEach)])
         }
     }
 

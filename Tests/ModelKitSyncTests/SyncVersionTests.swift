@@ -178,7 +178,7 @@ final class VersionWorld {
         let configuration: any DataStoreConfiguration =
             switch kind {
             case .sqlite: ModelConfiguration(url: directory.appendingPathComponent("server.store"))
-            case .postgres: PostgresConfiguration(url: postgres!.url(instance: 1), pooledConnections: PostgresServer.connectionsEach)
+            case .postgres: PostgresConfiguration(url: postgres!.url(instance: 1), connectTimeout: .seconds(30), pooledConnections: PostgresServer.connectionsEach)
             }
         let container = try ModelContainer(for: Schema(versionedSchema: version), migrationPlan: plan, configurations: [configuration])
         server = try scopes.map { try SyncServer(container: container, scopes: $0) { _ in "reader" } } ?? SyncServer(container: container)

@@ -30,8 +30,10 @@ final class PostgresTestDatabase: Sendable {
     /// The `application_name` of instance `instance`'s connections.
     func applicationName(instance: Int) -> String { "\(schemaName)_\(instance)" }
 
+    /// The configuration of instance `instance`. It waits up to 30 s to connect, not 5: a full
+    /// test run on two cores can keep the server from answering within 5.
     func configuration(allowsSave: Bool = true, instance: Int = 1) -> PostgresConfiguration {
-        PostgresConfiguration(url: url(instance: instance), allowsSave: allowsSave)
+        PostgresConfiguration(url: url(instance: instance), allowsSave: allowsSave, connectTimeout: .seconds(30))
     }
 
     func container(for types: any PersistentModel.Type..., instance: Int = 1) throws -> ModelContainer {
