@@ -2,6 +2,7 @@ import AppState
 import Foundation
 import Observation
 import SwiftData
+import TestSupport
 import Testing
 
 @Model
@@ -266,14 +267,10 @@ final class FireCount: @unchecked Sendable {
             let fired = FireCount()
             withObservationTracking { _ = Application.modelState(\.entries).models } onChange: { fired.fire() }
 
-            let writer = Process()
-            writer.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
-            writer.arguments = [url.path, "1"]
-            writer.standardOutput = FileHandle.nullDevice
-            try writer.run()
-            writer.waitUntilExit()
+            let writer = try ChildProcess(ChildProcess.product("modelkit-crash-writer"), arguments: [url.path, "1"], standardOutput: .discard)
+            let ended = writer.waitUntilExit()
             let exited = Date()
-            #expect(writer.terminationStatus == 0)
+            #expect(ended == .exit(0))
             while fired.value == 0, Date().timeIntervalSince(exited) < 5 { usleep(10_000) }
             #expect(fired.value == 1)
             #expect(Date().timeIntervalSince(exited) < 1, "fired within a second of the other process's commit")

@@ -18,21 +18,15 @@ import Testing
         let count = 60
         var server = try RunningServer(tool: serverTool, store: serverStore)
         let port = server.port
-        func startDevice() throws -> Process {
-            let process = Process()
-            process.executableURL = deviceTool.executable
-            process.arguments = [deviceStore.path, server.url.absoluteString, String(count)]
-            process.standardOutput = Pipe()
-            process.standardError = Pipe()
-            try process.run()
-            return process
+        func startDevice() throws -> ChildProcess {
+            try deviceTool.start([deviceStore.path, server.url.absoluteString, String(count)], standardOutput: .discard)
         }
         var device = try startDevice()
         var kills = 0
         for _ in 0..<12 {
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...250, using: &random)))
             if Bool.random(using: &random) {
-                kill(device.processIdentifier, SIGKILL)
+                device.send(SIGKILL)
                 device.waitUntilExit()
                 device = try startDevice()
             } else {
@@ -44,7 +38,7 @@ import Testing
         // Left alone, the device finishes: every item made and synced.
         let deadline = ContinuousClock.now + .seconds(60)
         while device.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!device.isRunning && device.terminationStatus == 0, "the device did not finish (seed \(seed))")
+        #expect(!device.isRunning && device.waitUntilExit() == .exit(0), "the device did not finish (seed \(seed))")
         server.kill()
         let expected = (0..<count).map { "item-\($0)" }.sorted()
         for store in [serverStore, deviceStore] {

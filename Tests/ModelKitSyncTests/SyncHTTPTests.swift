@@ -105,40 +105,24 @@ import Testing
 
 /// `modelkit-sync-server` in a process of its own.
 struct RunningServer {
-    let process: Process
+    let process: ChildProcess
     let port: UInt16
     var url: URL { URL(string: "http://127.0.0.1:\(port)/sync")! }
 
     init(tool: CommandLineTool, store: URL, port: UInt16 = 0) throws {
-        process = Process()
-        process.executableURL = tool.executable
-        process.arguments = ["--store", store.path, "--port", String(port), "--token", "s3cret"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableLine(), as: UTF8.self)
+        process = try tool.start(["--store", store.path, "--port", String(port), "--token", "s3cret"])
+        let line = try process.standardOutput!.readLine()
         guard let reported = line.split(separator: " ").last.flatMap({ UInt16($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-            process.terminate()
+            process.send(SIGKILL)
+            process.waitUntilExit()
             throw SyncError(.transportFailed, "the server printed \(line)")
         }
         self.port = reported
     }
 
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.send(SIGKILL)
         process.waitUntilExit()
-    }
-}
-
-extension FileHandle {
-    /// The bytes up to the first newline.
-    func availableLine() -> Data {
-        var line = Data()
-        while true {
-            let byte = readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { return line }
-            line += byte
-        }
     }
 }
 

@@ -17,7 +17,7 @@ public final class CommandLineTool: Sendable {
 
     /// Prepares to run the executable product `name`, built beside the test bundle.
     public init(_ name: String) throws {
-        executable = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent(name)
+        executable = ChildProcess.product(name)
         home = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
     }
@@ -34,24 +34,22 @@ public final class CommandLineTool: Sendable {
 
     @discardableResult
     public func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        let process = try start(arguments, standardError: .pipe)
+        let output = process.standardOutput!.readDataToEndOfFile()
+        let error = process.standardError!.readDataToEndOfFile()
+        let status = switch process.waitUntilExit() {
+        case .exit(let status): status
+        case .signal(let signal): 128 + signal
+        }
+        return Result(status: status, out: String(decoding: output, as: UTF8.self), err: String(decoding: error, as: UTF8.self))
+    }
+
+    /// Starts the tool with `arguments` in its own home, and returns at once.
+    public func start(_ arguments: [String], standardOutput: ChildProcess.Output = .pipe, standardError: ChildProcess.Output = .discard) throws -> ChildProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = dataDirectory.path
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         environment["HOME"] = home.path
-        process.environment = environment
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, out: String(decoding: output, as: UTF8.self),
-            err: String(decoding: error, as: UTF8.self))
+        return try ChildProcess(executable, arguments: arguments, environment: environment, standardOutput: standardOutput, standardError: standardError)
     }
 }

@@ -213,37 +213,16 @@ final class PrintedLines {
     @Test func interruptingWatchEndsItWithStatusZero() async throws {
         let server = try LoopbackSyncServer()
         let todo = try CommandLineTool.todo()
-        let process = Process()
-        process.executableURL = todo.executable
-        process.arguments = ["--store", todo.store("a.store"), "watch", "--server", server.url]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
+        let process = try todo.start(["--store", todo.store("a.store"), "watch", "--server", server.url])
         let firstLine = try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try out.fileHandleForReading.readLine() })
+                continuation.resume(with: Result { try process.standardOutput!.readLine() })
             }
         }
         #expect(firstLine == "watching \(server.url) (Ctrl-C stops)")
-        process.interrupt()
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                continuation.resume()
-            }
-        }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        process.send(SIGINT)
+        #expect(await process.exit() == .exit(0))
     }
 }
 
-extension FileHandle {
-    /// Reads up to the first newline; what it read if the file ends first.
-    func readLine() throws -> String {
-        var bytes = Data()
-        while let byte = try read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-}
 #endif

@@ -1,6 +1,7 @@
 import Foundation
 import ModelKit
 import Observation
+import TestSupport
 import Testing
 
 /// `HistoryObserver` (iOS 27): its counter goes up for transactions by the given authors that
@@ -86,7 +87,7 @@ import Testing
         let changes = ChangeCounter { _ = observer.eventCounter }
 
         let process = try runCrashWriter(at: store.url, saves: 2)
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitUntilExit() == .exit(0))
         #expect(await changes.wait())
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import ModelKit
 import Observation
+import TestSupport
 import Testing
 
 /// `ResultsObserver` (iOS 27): results that follow saves without fetching again, from the same
@@ -112,7 +113,7 @@ import Testing
         let changes = ChangeCounter { _ = observer.results }
 
         let process = try runCrashWriter(at: store.url, saves: 1)
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitUntilExit() == .exit(0))
         #expect(await changes.wait())
         #expect(observer.results.count == 20)
     }

@@ -17,22 +17,15 @@ import Testing
 @Suite struct CrashDurabilityTests {
     @Test func aWriterKilledTwentyTimesLosesNoAcknowledgedSave() throws {
         let store = try TemporaryStore()
-        let writer = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
+        let writer = ChildProcess.product("modelkit-crash-writer")
         var acknowledged = 0
         for round in 0..<20 {
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [store.url.path]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(writer, arguments: [store.url.path])
             // Kill at a different moment each round: some during startup, most in the save loop.
             usleep(UInt32(20_000 + (round * 7_919) % 150_000))
-            kill(process.processIdentifier, SIGKILL)
-            let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
+            process.send(SIGKILL)
+            let printed = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.waitUntilExit() == .signal(SIGKILL))
             for line in printed.split(separator: "\n") where line.hasPrefix("saved ") {
                 if let number = Int(line.dropFirst(6)) { acknowledged = max(acknowledged, number) }
             }

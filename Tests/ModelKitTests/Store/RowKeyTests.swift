@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import ModelKit
@@ -229,17 +230,10 @@ import Testing
     @Test func twoProcessesSavingAtOnceNeverTakeTheSameKey() throws {
         let store = try TemporaryStore()
         _ = try store.container(for: Entry.self)  // made first, so the writers do not race to make it
-        let writer = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
         let processes = try (0..<2).map { _ in
-            let process = Process()
-            process.executableURL = writer
-            process.arguments = [store.url.path, "150"]
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            return process
+            try ChildProcess(ChildProcess.product("modelkit-crash-writer"), arguments: [store.url.path, "150"], standardOutput: .discard)
         }
-        for process in processes { process.waitUntilExit() }
-        #expect(processes.allSatisfy { $0.terminationStatus == 0 })
+        #expect(processes.map { $0.waitUntilExit() } == [.exit(0), .exit(0)])
         let keys = try store.sql(#"SELECT "_pk" FROM Entry"#).map { Int($0[0])! }
         #expect(keys.count == 2 * 150 * 20)
         #expect(Set(keys).count == keys.count)

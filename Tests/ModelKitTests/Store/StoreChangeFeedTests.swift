@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import ModelKit
@@ -34,7 +35,7 @@ import Testing
 
         let process = try runCrashWriter(at: store.url, saves: 1)
         let exited = Date()
-        #expect(process.terminationStatus == 0)
+        #expect(process.waitUntilExit() == .exit(0))
 
         let calls = heard.wait()
         let first = try #require(calls.first, "the observer heard the other process's save")
@@ -42,7 +43,7 @@ import Testing
         #expect(first.at.timeIntervalSince(exited) < 1, "heard within a second of the commit")
         let transaction = try #require(try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
         #expect(transaction.author == "crash-writer")
-        #expect(transaction.processIdentifier == String(process.processIdentifier))
+        #expect(transaction.processIdentifier == String(process.identifier))
         #expect(transaction.changes.count == 20)
     }
 

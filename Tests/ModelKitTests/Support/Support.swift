@@ -6,6 +6,7 @@ import SQLite3
 import CSQLite
 #endif
 import ModelKit
+import TestSupport
 import Testing
 
 /// A store file in a directory of its own, removed when the test is done with it.
@@ -175,12 +176,8 @@ func databaseError(_ error: any Error) -> DatabaseError? {
 
 /// Runs `modelkit-crash-writer` to completion: `saves` saves of twenty `Entry` rows to the store
 /// at `url`, from another process, with the author "crash-writer".
-func runCrashWriter(at url: URL, saves: Int) throws -> Process {
-    let process = Process()
-    process.executableURL = Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("modelkit-crash-writer")
-    process.arguments = [url.path, String(saves)]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
+func runCrashWriter(at url: URL, saves: Int) throws -> ChildProcess {
+    let process = try ChildProcess(ChildProcess.product("modelkit-crash-writer"), arguments: [url.path, String(saves)], standardOutput: .discard)
     process.waitUntilExit()
     return process
 }

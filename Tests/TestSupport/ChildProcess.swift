@@ -1,0 +1,187 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A program the tests run in a process of its own, started with `posix_spawn`.
+///
+/// Why not Foundation's `Process`: on Linux, its `run()` lists `/proc/self/fd` and copies 256 bytes
+/// of every entry's name, reading past the end of short entries; with the many descriptors a full
+/// test run holds, that read met an unmapped page and crashed the test process in CI
+/// (swift-corelibs-foundation #5472, fixed in no release yet). Here the child closes every
+/// descriptor above standard error itself, so no pipe of one test leaks into another's child.
+public final class ChildProcess: Sendable {
+    /// Where a child's standard output or error goes.
+    public enum Output: Sendable {
+        /// A pipe the test reads: `standardOutput` or `standardError`.
+        case pipe
+        /// `/dev/null`.
+        case discard
+    }
+
+    /// How a child ended.
+    public enum Termination: Equatable, Sendable {
+        case exit(Int32)
+        case signal(Int32)
+    }
+
+    /// The child's process identifier.
+    public let identifier: pid_t
+    /// The read end of the child's standard output, if it is `.pipe`.
+    public let standardOutput: FileHandle?
+    /// The read end of the child's standard error, if it is `.pipe`.
+    public let standardError: FileHandle?
+    private let termination = Mutex<Termination?>(nil)
+
+    /// Starts `executable` with `arguments`, in `environment` (the test process's if nil).
+    public init(
+        _ executable: URL, arguments: [String], environment: [String: String]? = nil,
+        standardOutput: Output = .pipe, standardError: Output = .discard
+    ) throws {
+        #if canImport(Darwin)
+        var actions: SpawnActions = nil
+        var attributes: SpawnAttributes = nil
+        #else
+        var actions = SpawnActions()
+        var attributes = SpawnAttributes()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+
+        // Pipes are made close-on-exec under the lock every spawn takes, so a child started by
+        // another test at the same moment cannot inherit them.
+        let (pid, out, err) = try Self.spawnLock.withLock { _ in
+            let out = try Self.redirect(standardOutput, to: 1, actions: &actions)
+            let err = try Self.redirect(standardError, to: 2, actions: &actions)
+            Self.closeDescriptorsAboveStandardError(&actions, &attributes)
+            let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+            let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            var pid = pid_t()
+            let status = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+            for descriptor in [out, err].compactMap({ $0?.childEnd }) { close(descriptor) }
+            guard status == 0 else {
+                for descriptor in [out, err].compactMap({ $0?.parentEnd }) { close(descriptor) }
+                throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO)
+            }
+            return (pid, out, err)
+        }
+        identifier = pid
+        self.standardOutput = out.map { FileHandle(fileDescriptor: $0.parentEnd, closeOnDealloc: true) }
+        self.standardError = err.map { FileHandle(fileDescriptor: $0.parentEnd, closeOnDealloc: true) }
+    }
+
+    /// The package's executable product `name`, built beside the test bundle.
+    public static func product(_ name: String) -> URL {
+        Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent(name)
+    }
+
+    /// Sends `signal` to the child, if it has not been reaped yet.
+    public func send(_ signal: Int32) {
+        termination.withLock { ended in
+            if ended == nil { _ = kill(identifier, signal) }
+        }
+    }
+
+    /// Whether the child still runs; reaps it if it ended.
+    public var isRunning: Bool {
+        termination.withLock { ended in
+            if ended == nil {
+                var status: Int32 = 0
+                if waitpid(identifier, &status, WNOHANG) == identifier { ended = Self.termination(status) }
+            }
+            return ended == nil
+        }
+    }
+
+    /// Blocks until the child ends, and tells how.
+    @discardableResult
+    public func waitUntilExit() -> Termination {
+        while true {
+            if let ended = termination.withLock({ $0 }) { return ended }
+            var status: Int32 = 0
+            let reaped = waitpid(identifier, &status, 0)
+            if reaped == identifier {
+                let ended = Self.termination(status)
+                termination.withLock { $0 = ended }
+                return ended
+            }
+            // Interrupted, or reaped meanwhile by `isRunning` on another thread.
+            if reaped == -1, errno != EINTR { usleep(1_000) }
+        }
+    }
+
+    /// Waits for the child to end without holding a task's thread.
+    public func exit() async -> Termination {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: self.waitUntilExit()) }
+        }
+    }
+
+    private static let spawnLock = Mutex<Void>(())
+
+    #if canImport(Darwin)
+    private typealias SpawnActions = posix_spawn_file_actions_t?
+    private typealias SpawnAttributes = posix_spawnattr_t?
+    #else
+    private typealias SpawnActions = posix_spawn_file_actions_t
+    private typealias SpawnAttributes = posix_spawnattr_t
+    #endif
+
+    private struct Redirection {
+        let parentEnd: Int32
+        let childEnd: Int32
+    }
+
+    private static func redirect(_ output: Output, to target: Int32, actions: inout SpawnActions) throws -> Redirection? {
+        switch output {
+        case .discard:
+            posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
+            return nil
+        case .pipe:
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, ends[1], target)
+            return Redirection(parentEnd: ends[0], childEnd: ends[1])
+        }
+    }
+
+    /// The child keeps only standard input, output and error, whatever the test process holds.
+    private static func closeDescriptorsAboveStandardError(_ actions: inout SpawnActions, _ attributes: inout SpawnAttributes) {
+        #if canImport(Darwin)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
+        // glibc 2.34 has it; Swift's Glibc module does not show it without _GNU_SOURCE.
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
+        #endif
+    }
+
+    #if !canImport(Darwin)
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+    #endif
+
+    private static func termination(_ status: Int32) -> Termination {
+        let signal = status & 0x7f
+        return signal == 0 ? .exit((status >> 8) & 0xff) : .signal(signal)
+    }
+}
+
+extension FileHandle {
+    /// Reads up to the first newline; what it read if the file ends first.
+    public func readLine() throws -> String {
+        var bytes = Data()
+        while let byte = try read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { bytes.append(byte) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
