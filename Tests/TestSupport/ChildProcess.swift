@@ -38,6 +38,7 @@ public final class ChildProcess: Sendable {
     /// The read end of the child's standard error, if it is `.pipe`.
     public let standardError: FileHandle?
     private let termination = Mutex<Termination?>(nil)
+    private let reaped = DispatchGroup()
 
     /// Starts `executable` with `arguments`, in `environment` (the test process's if nil).
     public init(
@@ -77,6 +78,7 @@ public final class ChildProcess: Sendable {
         identifier = pid
         self.standardOutput = out.map { FileHandle(fileDescriptor: $0.parentEnd, closeOnDealloc: true) }
         self.standardError = err.map { FileHandle(fileDescriptor: $0.parentEnd, closeOnDealloc: true) }
+        reapWhenItEnds()
     }
 
     /// The package's executable product `name`, built beside the test bundle.
@@ -84,45 +86,45 @@ public final class ChildProcess: Sendable {
         Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Sends `signal` to the child, if it has not been reaped yet.
+    /// Sends `signal` to the child, if it has not ended.
     public func send(_ signal: Int32) {
         termination.withLock { ended in
             if ended == nil { _ = kill(identifier, signal) }
         }
     }
 
-    /// Whether the child still runs; reaps it if it ended.
-    public var isRunning: Bool {
-        termination.withLock { ended in
-            if ended == nil {
-                var status: Int32 = 0
-                if waitpid(identifier, &status, WNOHANG) == identifier { ended = Self.termination(status) }
-            }
-            return ended == nil
-        }
-    }
+    /// Whether the child still runs.
+    public var isRunning: Bool { termination.withLock { $0 == nil } }
 
     /// Blocks until the child ends, and tells how.
     @discardableResult
     public func waitUntilExit() -> Termination {
-        while true {
-            if let ended = termination.withLock({ $0 }) { return ended }
-            var status: Int32 = 0
-            let reaped = waitpid(identifier, &status, 0)
-            if reaped == identifier {
-                let ended = Self.termination(status)
-                termination.withLock { $0 = ended }
-                return ended
-            }
-            // Interrupted, or reaped meanwhile by `isRunning` on another thread.
-            if reaped == -1, errno != EINTR { usleep(1_000) }
-        }
+        reaped.wait()
+        return termination.withLock { $0! }
     }
 
     /// Waits for the child to end without holding a task's thread.
     public func exit() async -> Termination {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: self.waitUntilExit()) }
+            reaped.notify(queue: .global()) { continuation.resume(returning: self.waitUntilExit()) }
+        }
+    }
+
+    /// Reaps the child the moment it ends, on a thread of its own. Swift Testing's exit-test
+    /// monitor waits on any child with `waitid(P_ALL)`: a child of ours left a zombie keeps it
+    /// spinning on a core and its own children unreaped until we wait.
+    private func reapWhenItEnds() {
+        reaped.enter()
+        Thread.detachNewThread { [self] in
+            var information = siginfo_t()
+            // Wait without reaping, so that `send` never signals an identifier reused meanwhile.
+            while waitid(P_PID, id_t(identifier), &information, WEXITED | WNOWAIT) != 0, errno == EINTR {}
+            termination.withLock { ended in
+                var status: Int32 = 0
+                while waitpid(identifier, &status, 0) == -1, errno == EINTR {}
+                ended = Self.termination(status)
+            }
+            reaped.leave()
         }
     }
 
