@@ -190,6 +190,8 @@ public final class ModelContainer: Sendable, Equatable {
         requestThreads = RequestThreads(limit: 1)
     }
 
+    deinit { requestThreads.stop() }
+
     /// A container for `schema`, stored as `configurations` say, migrated by `migrationPlan` if
     /// one is given. The configurations' type is spelled, so `.init(isStoredInMemoryOnly: true)`
     /// works as an argument.

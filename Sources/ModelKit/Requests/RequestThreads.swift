@@ -4,12 +4,19 @@ import Synchronization
 /// A fixed set of threads that run blocking database work for async callers: as many as the
 /// store keeps connections, so that work waiting for a connection waits here, in a queue, rather
 /// than on Swift's cooperative threads (two on a 2-core machine), which the rest of the
-/// process needs. Threads start on first use and live as long as the container.
+/// process needs. Threads start on first use and end with the container (``stop()``).
 final class RequestThreads: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         var started = 0
         var idle = 0
+        var isStopping = false
+    }
+
+    private enum Next {
+        case run(@Sendable () -> Void)
+        case wait
+        case end
     }
 
     private let state = Mutex(State())
@@ -44,21 +51,36 @@ final class RequestThreads: Sendable {
         }
     }
 
+    /// Ends every thread once the queue is empty. The container calls it as it goes away: a
+    /// queued job holds the container, so none is left by then, and none comes after.
+    func stop() {
+        let threads = state.withLock { state in
+            state.isStopping = true
+            return state.started
+        }
+        for _ in 0..<threads { ready.signal() }
+    }
+
     private func work() {
         while true {
-            let job = state.withLock { state -> (@Sendable () -> Void)? in
-                if state.jobs.isEmpty {
-                    state.idle += 1
-                    return nil
+            let next = state.withLock { state -> Next in
+                if !state.jobs.isEmpty { return .run(state.jobs.removeFirst()) }
+                if state.isStopping {
+                    state.started -= 1
+                    return .end
                 }
-                return state.jobs.removeFirst()
+                state.idle += 1
+                return .wait
             }
-            if let job {
+            switch next {
+            case .run(let job):
                 job()
-                continue
+            case .wait:
+                ready.wait()
+                state.withLock { $0.idle -= 1 }
+            case .end:
+                return
             }
-            ready.wait()
-            state.withLock { $0.idle -= 1 }
         }
     }
 }
