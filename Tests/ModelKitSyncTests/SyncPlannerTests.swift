@@ -214,6 +214,25 @@ import Testing
         #expect(plan.updates.map(\.values) == [["tags": .references(["new"])]])
     }
 
+    /// A push answered after the server merged two of the rows a to-many sent into one: the
+    /// value sent names that row once, so the device's value is still what it sent and the
+    /// server's is taken (with the row named twice, the device kept its value as a local edit
+    /// and lost the server's new link for good; found by `modelkit-sync-chaos`).
+    @Test func aSentToManyWhoseRowsTheServerMergedIsNoLocalEdit() throws {
+        var snapshot = PullSnapshot()
+        var record = FieldRecord()
+        record["tags"] = .init(base: .references(["kept", "x"]), clock: Self.early)
+        snapshot.rows["n"] = PullSnapshot.Row(entity: "Note", deleted: false, values: ["tags": .references(["kept", "x"])], record: record)
+        for tag in ["kept", "x", "new"] { snapshot.rows[tag] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord()) }
+        let sent = SyncChange(entity: "Note", id: "n", fields: ["tags": Self.field(.references(["kept", "mine", "x"]), base: .references(["kept", "x"]))])
+        let pushed = sent.renamingIDs(["mine": "kept"])
+        #expect(pushed.fields["tags"]?.value == .references(["kept", "x"]))
+        let plan = try PullPlanner(schema: Self.schema).plan(
+            [SyncChange(entity: "Note", id: "n", fields: ["tags": SyncField(value: .references(["kept", "new"]), clock: Self.late)])],
+            pushed: ["n": pushed], snapshot: snapshot)
+        #expect(plan.updates.map(\.values) == [["tags": .references(["kept", "new"])]])
+    }
+
     @Test func aBaseNamingARowTheServerMergedIntoAnotherIsNoLocalEdit() throws {
         var snapshot = PullSnapshot()
         var record = FieldRecord()

@@ -279,11 +279,12 @@ extension SyncValue {
         }
     }
 
-    /// The value with identifiers replaced by `canonical`'s.
+    /// The value with identifiers replaced by `canonical`'s. A to-many holds a row once: two
+    /// rows merged into one are one.
     func canonicalized(_ canonical: (String) -> String) -> SyncValue {
         switch self {
         case .reference(let gid): .reference(canonical(gid))
-        case .references(let gids): .references(gids.map(canonical).sorted())
+        case .references(let gids): .references(Set(gids.map(canonical)).sorted())
         default: self
         }
     }
