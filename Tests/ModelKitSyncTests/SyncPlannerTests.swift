@@ -233,6 +233,28 @@ import Testing
         #expect(plan.updates.map(\.values) == [["tags": .references(["kept", "new"])]])
     }
 
+    /// A pulled to-many that names rows deleted here, or by the same page, sets the rest and
+    /// waits for nothing: those rows never arrive, and a field that waits is not pushed (found
+    /// by `modelkit-sync-chaos`: a note's later tag edits never reached the server).
+    @Test func aPulledToManyNamingRowsDeletedHereOrInThePageWaitsForNothing() throws {
+        var snapshot = PullSnapshot()
+        var record = FieldRecord()
+        record["tags"] = .init(base: .references([]), clock: Self.early)
+        snapshot.rows["n"] = PullSnapshot.Row(entity: "Note", deleted: false, values: ["tags": .references([])], record: record)
+        snapshot.rows["deletedHere"] = PullSnapshot.Row(entity: "Tag", deleted: true, values: nil, record: FieldRecord())
+        snapshot.rows["deletedInPage"] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord())
+        snapshot.rows["kept"] = PullSnapshot.Row(entity: "Tag", deleted: false, values: [:], record: FieldRecord())
+        let tags = SyncValue.references(["deletedHere", "deletedInPage", "kept", "notYetHere"])
+        let plan = try PullPlanner(schema: Self.schema).plan(
+            [
+                SyncChange(entity: "Tag", id: "deletedInPage", deleted: true),
+                SyncChange(entity: "Note", id: "n", fields: ["tags": SyncField(value: tags, clock: Self.late)]),
+            ], snapshot: snapshot)
+        #expect(plan.waiting.map(\.missing) == [["notYetHere"]])
+        #expect(plan.updates.map(\.values) == [["tags": tags]])
+        #expect(plan.deletes == ["deletedInPage"])
+    }
+
     @Test func aBaseNamingARowTheServerMergedIntoAnotherIsNoLocalEdit() throws {
         var snapshot = PullSnapshot()
         var record = FieldRecord()

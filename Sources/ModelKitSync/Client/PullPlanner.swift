@@ -70,7 +70,8 @@ struct PullPlan {
 ///   stays deleted, unless the server refused the delete.
 /// - A row that left the user's scope goes, with what the device changed of it, and is
 ///   forgotten: it comes back as a new row if the user reads it again.
-/// - A relationship to rows that have not arrived sets what it can and waits for the rest.
+/// - A relationship to rows that have not arrived sets what it can and waits for the rest; rows
+///   the device knows are deleted are not waited for.
 struct PullPlanner {
     let schema: SyncSchema
 
@@ -118,7 +119,13 @@ struct PullPlanner {
         func isPresent(_ gid: String) -> Bool {
             created.contains(gid) || (snapshot.rows[gid].map { !$0.deleted && $0.values != nil } ?? false) && !deleted.contains(gid)
         }
-        func missing(_ value: SyncValue) -> [String] { value.referencedIDs.filter { !isPresent($0) } }
+        /// Whether the device knows `gid` is gone: deleted here (the delete may be on its way) or
+        /// by this page. It will not arrive, so nothing waits for it: a value that names it
+        /// drops it. (A field waiting for it waited for good, and was never pushed again.)
+        func isGone(_ gid: String) -> Bool {
+            deleted.contains(gid) || (snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false)
+        }
+        func missing(_ value: SyncValue) -> [String] { value.referencedIDs.filter { !isPresent($0) && !isGone($0) } }
         /// Whether `current` is `earlier` but for rows deleted here since: a relationship that
         /// lost a deleted row was not edited.
         func sameButForGone(_ current: SyncValue, _ earlier: SyncValue) -> Bool {
