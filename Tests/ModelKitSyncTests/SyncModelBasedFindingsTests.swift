@@ -1,6 +1,7 @@
 import Foundation
 import ModelKit
 import ModelKitSync
+import Synchronization
 import Testing
 
 /// Failures the model-based test (SyncModelBasedTests) found, each reduced to a small
@@ -158,6 +159,79 @@ import Testing
         try await b.sync()
         for container in [a.container, b.container, world.server.container] {
             #expect(try ModelContext(container).fetch(FetchDescriptor<Note>()).isEmpty)
+        }
+    }
+
+    /// Found by `modelkit-sync-chaos` seed 1573108945484246782: a pull that brought a new tag
+    /// under the name the device had just given, offline, to a tag the same page held, folded
+    /// the new tag into that one (a unique value's insert is an upsert): one row under two
+    /// identifiers, which lost the new tag and its note's link on the device for good.
+    @Test(arguments: ServerKind.available)
+    func aNewRowTakingANameALocalEditGaveARowOfThePageStaysARowOfItsOwn(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let transport = FaultyTransport(server: world.server)
+        let a = try world.device(through: transport)
+        let b = try world.device()
+        try await a.share([Tag(name: "urgent")], with: b)
+        // B renames the tag, and gives a note a new tag named "home".
+        try b.context.fetch(FetchDescriptor<Tag>())[0].name = "ops"
+        let note = Note(title: "n")
+        b.context.insert(note)
+        note.tags = [Tag(name: "home")]
+        try b.context.save()
+        try await b.sync()
+        // A renames the tag "home" after its push and before its pull: the page holds the tag.
+        let renamed = Mutex(false)
+        let container = a.container
+        transport.beforePull.withLock {
+            $0 = {
+                guard !renamed.withLock({ done in defer { done = true }; return done }) else { return }
+                let context = ModelContext(container)
+                try context.fetch(FetchDescriptor<Tag>())[0].name = "home"
+                try context.save()
+            }
+        }
+        let report = try await a.sync()
+        #expect(report.rejections.map(\.code) == [.uniqueConflict])
+        #expect(try await a.sync().rejected == 0)
+        for container in [a.container, b.container, world.server.container] {
+            let context = ModelContext(container)
+            #expect(Set(try context.fetch(FetchDescriptor<Tag>()).map(\.name)) == ["ops", "home"])
+            #expect(try context.fetch(FetchDescriptor<Note>()).map { $0.tags.map(\.name) } == [["home"]])
+        }
+    }
+
+    /// Found by `modelkit-sync-chaos` seed 1573108945484246782: a push's answer gave a tag back
+    /// the name a local rename, made after the push left, had given another tag. The answered
+    /// tag took a stand-in until that rename was refused, and kept it for good: the server had
+    /// no newer change of it to send.
+    @Test(arguments: ServerKind.available)
+    func aNameAnAnswerCannotGiveBackWhileALocalRenameHoldsItComesBackOnceTheRenameIsRefused(_ kind: ServerKind) async throws {
+        let world = try SyncWorld(kind)
+        let transport = FaultyTransport(server: world.server)
+        let a = try world.device(through: transport)
+        let b = try world.device()
+        try await a.share([Tag(name: "urgent"), Tag(name: "ops")], with: b)
+        b.context.insert(Tag(name: "work"))
+        try b.context.save()
+        try await b.sync()
+        func rename(_ name: String, to new: String) throws {
+            let context = ModelContext(a.container)
+            try context.fetch(FetchDescriptor<Tag>(predicate: #Predicate { $0.name == name }))[0].name = new
+            try context.save()
+        }
+        // A, not having heard of B's "work", renames a tag so: the server refuses it, and its
+        // answer is lost.
+        try rename("urgent", to: "work")
+        transport.lostPushAnswers.withLock { $0 = 1 }
+        await #expect(throws: (any Error).self) { try await a.sync() }
+        // Then "urgent", free here, goes to another tag; the push goes again as it was.
+        try rename("ops", to: "urgent")
+        let report = try await a.sync()
+        #expect(report.rejections.map(\.code) == [.uniqueConflict, .uniqueConflict])
+        #expect(try await a.sync().rejected == 0)
+        for container in [a.container, world.server.container] {
+            #expect(Set(try ModelContext(container).fetch(FetchDescriptor<Tag>()).map(\.name)) == ["urgent", "ops", "work"])
         }
     }
 

@@ -30,7 +30,7 @@ struct ClientApply {
         let rejected = Set(rejected.map { merged[$0] ?? $0 })
         do {
             return try retryingRaces {
-                try attempt(rows, pushed: renamed, rejected: rejected, arrivals: Array(merged.values), download: download, finish: finish)
+                try attempt(rows, pushed: renamed, rejected: rejected, arrivals: Array(merged.values) + Array(merged.keys), download: download, finish: finish)
             }
         } catch let error where SyncFailures.isUniqueViolation(error) {
             return try applyOneByOne(rows, pushed: renamed, rejected: rejected, download: download, finish: finish)
@@ -55,8 +55,10 @@ struct ClientApply {
     private func applyOneByOne(
         _ rows: [SyncChange], pushed: [String: SyncChange], rejected: Set<String>, download: Int64?, finish: (StoreSQL) throws -> Void
     ) throws -> Int {
+        var pushed = pushed
         var changed = 0
         var remaining = rows.filter(\.deleted) + rows.filter { !$0.deleted }
+        let page = Set(rows.map(\.id))
         for _ in 0...rows.count {
             var stuck: [SyncChange] = []
             var lastError: (any Error)?
@@ -71,7 +73,18 @@ struct ClientApply {
             if stuck.isEmpty {
                 return changed + (try retryingRaces { try attempt([], pushed: [:], rejected: [], arrivals: [], download: download, finish: finish) })
             }
-            if stuck.count == remaining.count, try !standIn(for: stuck[0].id), let lastError { throw lastError }
+            if stuck.count == remaining.count {
+                let waiting = pushed.isEmpty ? [] : try wait(stuck[0], forRowsOutside: page)
+                if !waiting.isEmpty {
+                    // The row applies without the values that wait, and keeps its stand-in.
+                    for name in waiting {
+                        stuck[0].fields[name] = nil
+                        pushed[stuck[0].id]?.fields[name] = nil
+                    }
+                } else if try !standIn(for: stuck[0].id), let lastError {
+                    throw lastError
+                }
+            }
             remaining = stuck
         }
         throw SyncError(.transportFailed, "the server's rows could not be applied in any order; sync again")
@@ -81,11 +94,11 @@ struct ClientApply {
     /// the sync pushes again, and the server merges or refuses the local change, before pulling.
     struct LocalChangesFirst: Error {}
 
-    /// Makes sure the device's rows outside the page hold none of the unique values the page's
-    /// rows `written` take: one that holds it by a local change (not pushed yet) goes to the
-    /// server first (``LocalChangesFirst``); one that holds it as the server last gave it (a full
-    /// download brings rows in key order, not in the order values moved) takes a stand-in until
-    /// its own page comes, and the apply starts again.
+    /// Makes sure no other row of the device holds a unique value the page's rows `written`
+    /// take: one that holds it by a local change (not pushed yet, which the page keeps, in it or
+    /// not) goes to the server first (``LocalChangesFirst``); one outside the page that holds it
+    /// as the server last gave it (a full download brings rows in key order, not in the order
+    /// values moved) takes a stand-in until its own page comes, and the apply starts again.
     private func makeRoom(for written: [SyncChange], pageIDs: Set<String>, ids: SyncIDs, values: FieldValues, in context: ModelContext) throws {
         var standIns: [String] = []
         for (name, group) in Dictionary(grouping: written, by: \.entity) {
@@ -96,12 +109,14 @@ struct ClientApply {
                     guard let holderEntity = client.schema.entities[holder.persistentModelID.entityName] else { continue }
                     // A row never pushed is a local change.
                     guard let gid = try ids.gid(of: holder, assigning: false) else { throw LocalChangesFirst() }
-                    if pageIDs.contains(gid) { continue }
                     let bases = ids.byGid[gid]?.fields ?? FieldRecord()
                     let edited = try unique.contains { name in
                         try bases[name]?.base != values.value(of: holder, holderEntity.fieldsByName[name]!, assigning: false)
                     }
+                    // A row of the page keeps a local edit too: the insert would be folded into
+                    // it (a unique value's upsert), one row under two identifiers.
                     if edited { throw LocalChangesFirst() }
+                    if pageIDs.contains(gid) { continue }
                     standIns.append(gid)
                 }
             }
@@ -109,6 +124,47 @@ struct ClientApply {
         guard !standIns.isEmpty else { return }
         for gid in standIns { _ = try standIn(for: gid) }
         throw LocalSaveRaced()
+    }
+
+    /// For a push's answer: `change` cannot take unique values that rows outside the page hold
+    /// here, by local changes made after the push left. Those changes go to the server next,
+    /// which refuses or merges them, so the row keeps a stand-in meanwhile, and each such value
+    /// waits in the sync tables for those rows: the page that brings one of them (or merges it
+    /// into another) tries it again. (Kept as a stand-in with nothing waiting, it stayed so for
+    /// good, the server having no newer change of the row to send.) Returns the properties that
+    /// wait: none when no row outside the page holds the values.
+    private func wait(_ change: SyncChange, forRowsOutside page: Set<String>) throws -> Set<String> {
+        let context = ModelContext(client.container)
+        context.autosaveEnabled = false
+        context.author = SyncClient.author
+        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
+        try ids.load(gids: [change.id])
+        guard let row = ids.byGid[change.id], let entity = client.schema.entities[row.entity],
+            let model = try context.model(of: entity.entity, rowKey: row.key)
+        else { return [] }
+        var waits: [(property: String, field: SyncField, holders: [String])] = []
+        for unique in entity.uniques {
+            let tuple = unique.map { change.fields[$0]?.value ?? .null }
+            guard !tuple.contains(.null) else { continue }
+            var holders: [String] = []
+            for holder in try entity.models(holding: [tuple], of: unique, in: context) where holder.persistentModelID != model.persistentModelID {
+                if let gid = try ids.gid(of: holder, assigning: true), !page.contains(gid) { holders.append(gid) }
+            }
+            guard !holders.isEmpty else { continue }
+            for name in unique { if let field = change.fields[name] { waits.append((name, field, holders)) } }
+        }
+        guard !waits.isEmpty else { return [] }
+        var record = row.fields
+        _ = try standIns(for: Set(waits.map(\.property)), of: model, gid: change.id, entity: entity, ids: ids, record: &record)
+        try context.save { sql, _ in
+            try ids.recordAssigned(in: sql)
+            try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(change.id)])
+            for wait in waits {
+                try sql.run(SyncTables.upsertWaiting, [.text(change.id), .text(wait.property), .text(try SyncJSON.text(wait.field.value)), .text(wait.field.clock)])
+                for holder in wait.holders { try sql.run(SyncTables.insertAwaited, [.text(holder), .text(change.id), .text(wait.property)]) }
+            }
+        }
+        return Set(waits.map(\.property))
     }
 
     /// Gives the row `gid` a stand-in for each text value it holds of a unique attribute,
@@ -123,18 +179,29 @@ struct ClientApply {
         guard let row = ids.byGid[gid], let entity = client.schema.entities[row.entity],
             let model = try context.model(of: entity.entity, rowKey: row.key)
         else { return false }
-        let values = FieldValues(schema: client.schema, ids: ids)
         var record = row.fields
-        for name in Set(entity.uniques.joined()) {
+        guard try !standIns(for: Set(entity.uniques.joined()), of: model, gid: gid, entity: entity, ids: ids, record: &record).isEmpty
+        else { return false }
+        try context.save { sql, _ in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
+        return true
+    }
+
+    /// Gives `model`, the row `gid`, a stand-in for each text value it holds of the properties
+    /// `names`, as the value's base in `record` too. Returns the properties given one.
+    private func standIns(
+        for names: Set<String>, of model: any PersistentModel, gid: String, entity: SyncSchema.Entity, ids: SyncIDs, record: inout FieldRecord
+    ) throws -> Set<String> {
+        let values = FieldValues(schema: client.schema, ids: ids)
+        var replaced = Set<String>()
+        for name in names {
             let field = entity.fieldsByName[name]!
             guard case .text(let text) = try values.value(of: model, field, assigning: false) else { continue }
             let standIn = SyncValue.text(text + "\u{2060}" + gid)
             try values.assign(standIn, to: model, field, in: entity) { _ in nil }
             record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
+            replaced.insert(name)
         }
-        guard context.hasChanges else { return false }
-        try context.save { sql, _ in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
-        return true
+        return replaced
     }
 
     /// One try at `rows`. `arrivals` are rows the device has now under a name the server gave

@@ -10,7 +10,7 @@ import ModelKit
 /// | `_modelkit_sync_state` | the device's identifier, cursor, pushed history token, clock and unanswered push |
 /// | `_modelkit_sync_pushes` | the server's answer to each push, by device and push identifier, for retries |
 /// | `_modelkit_sync_merged` | identifiers the server merged into another row's (unique attributes) |
-/// | `_modelkit_sync_waiting` | pulled relationship values whose rows have not arrived yet |
+/// | `_modelkit_sync_waiting` | pulled values that wait for rows: a relationship's rows to arrive, or a unique value's holder (a local change) to give it up |
 /// | `_modelkit_sync_awaited` | the rows each waiting value waits for, so that a page retries only the values its rows settle |
 /// | `_modelkit_sync_views` | on a server with scopes, the rows each user's device holds of scoped entities (``ScopeViewStore``) |
 enum SyncTables {
