@@ -8,6 +8,7 @@
 
 import Dispatch
 import Foundation
+import Synchronization
 
 @MainActor
 func main() async -> Int32 {
@@ -23,23 +24,45 @@ func main() async -> Int32 {
         printError("todo: \(error) (todo --help shows the usage)")
         return 1
     }
-    let run = Task { try await command.run(TodoCommand.Output(line: printLine, problem: printError)) }
     // Ctrl-C ends `watch` cleanly: its run is cancelled, and it returns. Other commands keep the
-    // default, which ends them at once (a sync is safe to interrupt: nothing is lost or applied twice).
+    // default, which ends them at once (a sync is safe to interrupt: nothing is lost or applied
+    // twice). Set up before the run starts: a Ctrl-C right after its first line ended it at once.
+    let interruption = Interruption()
     var interrupt: (any DispatchSourceSignal)?
     if case .watch = command.action {
         signal(SIGINT, SIG_IGN)
         interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: DispatchQueue(label: "todo.interrupt"))
-        interrupt?.setEventHandler { @Sendable in run.cancel() }
+        interrupt?.setEventHandler { @Sendable in interruption.request() }
         interrupt?.resume()
     }
     defer { interrupt?.cancel() }
+    let run = Task { try await command.run(TodoCommand.Output(line: printLine, problem: printError)) }
+    interruption.attach(run)
     do {
         try await run.value
         return 0
     } catch {
         printError("todo: \(error)")
         return 1
+    }
+}
+
+/// A Ctrl-C for the run, which may come before the run is known.
+final class Interruption: Sendable {
+    private let state = Mutex<(run: Task<Void, any Error>?, requested: Bool)>((nil, false))
+
+    func request() {
+        state.withLock { state in
+            state.requested = true
+            state.run?.cancel()
+        }
+    }
+
+    func attach(_ run: Task<Void, any Error>) {
+        state.withLock { state in
+            state.run = run
+            if state.requested { run.cancel() }
+        }
     }
 }
 
