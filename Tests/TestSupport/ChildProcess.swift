@@ -15,7 +15,8 @@ import Darwin
 /// of every entry's name, reading past the end of short entries; with the many descriptors a full
 /// test run holds, that read met an unmapped page and crashed the test process in CI
 /// (swift-corelibs-foundation #5472, fixed in no release yet). Here the child closes every
-/// descriptor above standard error itself, so no pipe of one test leaks into another's child.
+/// descriptor above standard error itself (glibc 2.34 and later, and Darwin), so no pipe of one
+/// test leaks into another's child.
 public final class ChildProcess: Sendable {
     /// Where a child's standard output or error goes.
     public enum Output: Sendable {
@@ -25,7 +26,7 @@ public final class ChildProcess: Sendable {
         case discard
     }
 
-    /// How a child ended.
+    /// How a child ended: `.signal(0)` if something else reaped it, so that it is unknown.
     public enum Termination: Equatable, Sendable {
         case exit(Int32)
         case signal(Int32)
@@ -63,6 +64,7 @@ public final class ChildProcess: Sendable {
             let out = try Self.redirect(standardOutput, to: 1, actions: &actions)
             let err = try Self.redirect(standardError, to: 2, actions: &actions)
             Self.closeDescriptorsAboveStandardError(&actions, &attributes)
+            Self.resetSignals(&attributes)
             let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
             let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { (argv + envp).forEach { free($0) } }
@@ -121,8 +123,10 @@ public final class ChildProcess: Sendable {
             while waitid(P_PID, id_t(identifier), &information, WEXITED | WNOWAIT) != 0, errno == EINTR {}
             termination.withLock { ended in
                 var status: Int32 = 0
-                while waitpid(identifier, &status, 0) == -1, errno == EINTR {}
-                ended = Self.termination(status)
+                var reaped = waitpid(identifier, &status, 0)
+                while reaped == -1, errno == EINTR { reaped = waitpid(identifier, &status, 0) }
+                // Reaped by someone else (ECHILD): how it ended is unknown, and no exit status.
+                ended = reaped == identifier ? Self.termination(status) : .signal(0)
             }
             reaped.leave()
         }
@@ -165,6 +169,20 @@ public final class ChildProcess: Sendable {
         // glibc 2.34 has it; Swift's Glibc module does not show it without _GNU_SOURCE.
         if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
         #endif
+    }
+
+    /// The child starts with no signal blocked and every signal's default action, whatever the
+    /// spawning thread blocks or the test process ignores, as Foundation's `Process` starts it.
+    private static func resetSignals(_ attributes: inout SpawnAttributes) {
+        var none = sigset_t()
+        var all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        var flags: Int16 = 0
+        posix_spawnattr_getflags(&attributes, &flags)
+        posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
 
     #if !canImport(Darwin)

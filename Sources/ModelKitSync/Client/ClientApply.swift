@@ -127,7 +127,7 @@ struct ClientApply {
     }
 
     /// For a push's answer: `change` cannot take unique values that rows outside the page hold
-    /// here, by local changes made after the push left. Those changes go to the server next,
+    /// here (as a rule by local changes made after the push left). Those changes go to the server next,
     /// which refuses or merges them, so the row keeps a stand-in meanwhile, and each such value
     /// waits in the sync tables for those rows: the page that brings one of them (or merges it
     /// into another) tries it again. (Kept as a stand-in with nothing waiting, it stayed so for
@@ -196,7 +196,7 @@ struct ClientApply {
         for name in names {
             let field = entity.fieldsByName[name]!
             guard case .text(let text) = try values.value(of: model, field, assigning: false) else { continue }
-            let standIn = SyncValue.text(text + "\u{2060}" + gid)
+            let standIn = SyncValue.text(text + SyncStandIn.marker(of: gid))
             try values.assign(standIn, to: model, field, in: entity) { _ in nil }
             record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
             replaced.insert(name)
@@ -223,7 +223,14 @@ struct ClientApply {
 
         // A push's answer holds the rows the push sent: the server settled their values, and a
         // local change to push first could only wait behind the answer itself.
-        if pushed.isEmpty { try makeRoom(for: rows.filter { !$0.deleted }, pageIDs: load.pageIDs, ids: ids, values: values, in: context) }
+        if pushed.isEmpty {
+            // Unique values that waited for their holders are written again too.
+            let retried = snapshot.awaited.compactMap { entry -> SyncChange? in
+                guard case .text = entry.value, let entity = snapshot.rows[entry.gid]?.entity else { return nil }
+                return SyncChange(entity: entity, id: entry.gid, fields: [entry.property: SyncField(value: entry.value, clock: entry.clock)])
+            }
+            try makeRoom(for: rows.filter { !$0.deleted } + retried, pageIDs: load.pageIDs, ids: ids, values: values, in: context)
+        }
 
         let plan = try PullPlanner(schema: schema).plan(rows, pushed: pushed, rejected: rejected, snapshot: snapshot)
         let seen: SQLValue = .integer(download ?? 0)
@@ -250,7 +257,16 @@ struct ClientApply {
         }
 
         // Write: new rows (their relationships once all are made), fields, deletes.
-        let resolve: (String) throws -> (any PersistentModel)? = { models[$0] }
+        // A row the load named (its identifier assigned as it read a relationship) may not be
+        // among the models read: it is read when a write names it.
+        let resolve: (String) throws -> (any PersistentModel)? = { gid in
+            if let model = models[gid] { return model }
+            guard let row = ids.byGid[gid], !row.deleted, let entity = schema.entities[row.entity],
+                let model = try context.model(of: entity.entity, rowKey: row.key)
+            else { return nil }
+            models[gid] = model
+            return model
+        }
         for create in plan.creates {
             let entity = try schema.entity(named: create.entity)
             let model = try context.makeModel(of: entity.entity, values: entity.storedValues(of: create.values) { gid, target in

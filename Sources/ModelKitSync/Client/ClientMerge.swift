@@ -20,10 +20,14 @@ struct ClientMerge {
         try ids.load(gids: Array(merged.keys) + Array(merged.values))
         var renamed: [(old: String, new: String)] = []
         var folded: [String] = []
+        // The pushed row renamed to each identifier the device did not have: another pushed row
+        // merged into the same one folds into it (renamed too, the two would share one name).
+        var renamedInto: [String: String] = [:]
         for (old, new) in merged.sorted(by: { $0.key < $1.key }) {
             guard let row = ids.byGid[old] else { continue }
-            guard let target = ids.byGid[new] else {
+            guard let target = ids.byGid[new] ?? renamedInto[new].flatMap({ ids.byGid[$0] }) else {
                 renamed.append((old, new))
+                renamedInto[new] = old
                 continue
             }
             folded.append(old)

@@ -167,10 +167,7 @@ struct ClientPush {
         // A row the server has gave the device a base of each field, but of a property its
         // models gained since (an app update): that one goes only if edited here.
         let isStored = !bases.entries.isEmpty
-        for field in entity.fields {
-            // A field waiting for rows goes only if edited here since the last push: its value
-            // is the server's, as far as the device has its rows.
-            if waiting.contains(gid, field.name), row.propertyTimes[field.name] == nil { continue }
+        for field in entity.fields where !waiting.contains(gid, field.name) {
             if isStored, bases[field.name] == nil, row.propertyTimes[field.name] == nil { continue }
             let value = try values.value(of: model, field, assigning: true)
             let base = bases[field.name]?.base.map(ids.canonical)

@@ -30,9 +30,7 @@ struct PullLoad {
         try context.replicaRead { sql in
             for chunk in pageIDs.chunked(500) {
                 for row in try sql.rows(SyncTables.selectWaitingFields(count: chunk.count), chunk.map { .text($0) }) {
-                    if case .text(let gid) = row[0], case .text(let property) = row[1], case .text(let json) = row[2] {
-                        snapshot.waitingFields[PullSnapshot.key(gid, property)] = try SyncJSON.value(json)
-                    }
+                    if case .text(let gid) = row[0], case .text(let property) = row[1] { snapshot.waitingFields.insert(PullSnapshot.key(gid, property)) }
                 }
             }
             for chunk in (pageIDs + arrivals).chunked(500) {

@@ -23,8 +23,8 @@ struct PullSnapshot {
     var rows: [String: Row] = [:]
     /// Identifiers the server merged into others, old to new, as bases may still name them.
     var aliases: [String: String] = [:]
-    /// The values the page's rows' fields wait with, by ``key(_:_:)``.
-    var waitingFields: [String: SyncValue] = [:]
+    /// The fields of the page's rows waiting for rows, by ``key(_:_:)``.
+    var waitingFields: Set<String> = []
     /// Waiting values some of whose rows the page brings: tried again.
     var awaited: [Waiting] = []
 
@@ -71,8 +71,7 @@ struct PullPlan {
 /// - A row that left the user's scope goes, with what the device changed of it, and is
 ///   forgotten: it comes back as a new row if the user reads it again.
 /// - A relationship to rows that have not arrived sets what it can and waits for the rest; rows
-///   the device knows are deleted are not waited for. An edit made here while it waits is a
-///   local edit like any other: kept, and pushed.
+///   the device knows are deleted are not waited for.
 struct PullPlanner {
     let schema: SyncSchema
 
@@ -141,19 +140,6 @@ struct PullPlanner {
             }
         }
 
-        /// Whether a relationship differs from what its waiting `value` set (its rows the device
-        /// had before this page; rows that came since were set as they came): an edit made here
-        /// while it waits, which is the device's to push, not the wait's to overwrite. A unique
-        /// value that waits holds a stand-in meanwhile, which is no edit.
-        func editedWhileWaiting(_ current: SyncValue, _ value: SyncValue) -> Bool {
-            func wasHere(_ gid: String) -> Bool { snapshot.rows[gid].map { !$0.deleted && $0.values != nil } ?? false }
-            switch value {
-            case .references(let gids): return !sameButForGone(current, .references(gids.filter(wasHere)))
-            case .reference(let gid): return !sameButForGone(current, wasHere(gid) ? value : .null)
-            default: return false
-            }
-        }
-
         let byID = Dictionary(rows.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         for index in plan.creates.indices {
             let gid = plan.creates[index].gid
@@ -177,16 +163,15 @@ struct PullPlanner {
             for (name, pulled) in change.fields.sorted(by: { $0.key < $1.key }) {
                 guard entity.fieldsByName[name] != nil else { continue }
                 let current = row.values![name] ?? .null
-                let waitingValue = snapshot.waitingFields[PullSnapshot.key(change.id, name)]
-                let isWaiting = waitingValue != nil
+                let isWaiting = snapshot.waitingFields.contains(PullSnapshot.key(change.id, name))
                 let sent = pushed[change.id]?.fields[name]
-                // A field waiting for rows was no local edit when it began to wait: unless the
-                // device edited it since, the server's value is the one to take.
+                // A field waiting for rows was no local edit when it began to wait, and is not
+                // pushed while it waits: the server's value is the one to take.
                 let localEdit =
-                    if let sent {
+                    if isWaiting {
+                        false
+                    } else if let sent {
                         !sameButForGone(current, sent.value)
-                    } else if let waitingValue {
-                        editedWhileWaiting(current, waitingValue)
                     } else {
                         // A row with no base at all is the device's own, its push not answered
                         // yet (a full download and its catch-up list the device's rows too):
@@ -223,8 +208,6 @@ struct PullPlanner {
         var updateAt = Dictionary(plan.updates.indices.map { (plan.updates[$0].gid, $0) }, uniquingKeysWith: { first, _ in first })
         for entry in snapshot.awaited where byID[entry.gid]?.fields[entry.property] == nil && isPresent(entry.gid) {
             let row = snapshot.rows[entry.gid]
-            // Edited here while it waited: the edit goes to the server, whose answer settles it.
-            if let current = row?.values?[entry.property], editedWhileWaiting(current, entry.value) { continue }
             let entity = row?.entity ?? plan.creates[createAt[entry.gid]!].entity
             guard try schema.entity(named: entity).fieldsByName[entry.property] != nil else { continue }
             let absent = missing(entry.value)

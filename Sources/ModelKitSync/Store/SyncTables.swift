@@ -118,9 +118,8 @@ enum SyncTables {
         "SELECT DISTINCT w.gid, w.property, w.value, w.clock FROM \(awaited) a JOIN \(waiting) w ON w.gid = a.gid AND w.property = a.property WHERE a.target IN (\(placeholders(count)))"
     }
     /// The waiting fields (gid, property) of the gids bound.
-    /// The waiting values (gid, property, value) of the gids bound.
     static func selectWaitingFields(count: Int) -> String {
-        "SELECT gid, property, value FROM \(waiting) WHERE gid IN (\(placeholders(count)))"
+        "SELECT gid, property FROM \(waiting) WHERE gid IN (\(placeholders(count)))"
     }
     static let insertAwaited = "INSERT INTO \(awaited) (target, gid, property) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
     static let deleteAwaited = "DELETE FROM \(awaited) WHERE gid = ? AND property = ?"
