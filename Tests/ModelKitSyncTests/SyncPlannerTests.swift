@@ -255,6 +255,22 @@ import Testing
         #expect(plan.deletes == ["deletedInPage"])
     }
 
+    /// The server refused a pushed edit of a row the device deleted after the push left: the
+    /// delete stands and goes out next (the row came back everywhere; found by
+    /// `modelkit-sync-chaos` seed 891558260510001413 on PostgreSQL, a title with a NUL refused).
+    /// A refused delete brings the row back.
+    @Test func aRefusedEditOfARowDeletedHereSinceLeavesItDeletedAndARefusedDeleteBringsItBack() throws {
+        var snapshot = PullSnapshot()
+        snapshot.rows["n"] = PullSnapshot.Row(entity: "Note", deleted: true, values: nil, record: FieldRecord())
+        let server = SyncChange(entity: "Note", id: "n", fields: ["title": SyncField(value: .text("kept"), clock: Self.late)])
+        let edit = SyncChange(entity: "Note", id: "n", fields: ["title": Self.field(.text("nul\u{0}"), base: .text("kept"))])
+        let refusedEdit = try PullPlanner(schema: Self.schema).plan([server], pushed: ["n": edit], rejected: ["n"], snapshot: snapshot)
+        #expect(refusedEdit.creates.isEmpty && refusedEdit.restored.isEmpty)
+        let delete = SyncChange(entity: "Note", id: "n", deleted: true)
+        let refusedDelete = try PullPlanner(schema: Self.schema).plan([server], pushed: ["n": delete], rejected: ["n"], snapshot: snapshot)
+        #expect(refusedDelete.restored == ["n"])
+    }
+
     @Test func aBaseNamingARowTheServerMergedIntoAnotherIsNoLocalEdit() throws {
         var snapshot = PullSnapshot()
         var record = FieldRecord()

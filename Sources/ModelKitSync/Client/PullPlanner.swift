@@ -100,8 +100,9 @@ struct PullPlanner {
                     if deleted.insert(change.id).inserted { plan.deletes.append(change.id) }
                 } else if live, !deleted.contains(change.id) {
                     updated.append((change, row))
-                } else if !live, rejected.contains(change.id), created.insert(change.id).inserted {
+                } else if !live, rejected.contains(change.id), pushed[change.id]?.deleted == true, created.insert(change.id).inserted {
                     // The server refused the device's delete: the row comes back as it has it.
+                    // (A refused edit of a row deleted here since leaves the delete to go out.)
                     plan.creates.append(PullPlan.Write(gid: change.id, entity: entity.name, values: [:]))
                     plan.restored.insert(change.id)
                     plan.changed += 1
