@@ -235,6 +235,24 @@ import Testing
         }
     }
 
+    /// Found by `modelkit-sync-chaos` seed 14018390676771498546: a push's answer merged two of
+    /// the pushed rows into one row the device did not have; both were renamed to it, which the
+    /// sync table's unique key refused, and every later sync of the device failed.
+    @Test func twoPushedRowsMergedIntoOneRowTheDeviceLacksBecomeThatOneRow() async throws {
+        let world = try SyncWorld()
+        let transport = MergingTransport(server: world.server)
+        let a = try world.device(through: transport)
+        try await a.sync()  // the first, full download, from the real server
+        transport.merges.withLock { $0 = true }
+        a.context.insert(Tag(name: "a"))
+        a.context.insert(Tag(name: "b"))
+        try a.context.save()
+        try await a.sync()
+        let names = try a.all(Tag.self).map(\.name)
+        #expect(names == ["a"])
+        #expect(try await a.sync().pushed == 0)
+    }
+
     /// Found by seed 2410107321749333532: a NaN with its sign bit set came back without it.
     @Test(arguments: ServerKind.available)
     func aNegativeNaNKeepsItsBitsOnTheServerAndOtherDevices(_ kind: ServerKind) async throws {
@@ -251,4 +269,24 @@ import Testing
         #expect(try ModelContext(world.server.container).fetch(FetchDescriptor<Sample>()).map(\.double.bitPattern) == [(-Double.nan).bitPattern])
         #expect(try b.all(Sample.self).map(\.double.bitPattern) == [(-Double.nan).bitPattern])
     }
+}
+
+/// Once `merges` is set, answers a push as a server would that found every pushed tag to be one
+/// row it holds under a new identifier, named "a"; otherwise, and for pulls, the real server.
+private final class MergingTransport: SyncTransport {
+    let server: SyncServer
+    let merges = Mutex(false)
+
+    init(server: SyncServer) { self.server = server }
+
+    func push(_ request: SyncPushRequest) async throws -> SyncPushResponse {
+        guard merges.withLock({ $0 }) else { return try await server.push(request) }
+        let target = UUID().uuidString.lowercased()
+        let tags = request.changes.filter { $0.entity == "Tag" }
+        let row = SyncChange(entity: "Tag", id: target, fields: ["name": SyncField(value: .text("a"), clock: "000000000000002-000000-s")])
+        return SyncPushResponse(
+            accepted: request.changes.count, conflicts: 0, rows: [row], merged: Dictionary(uniqueKeysWithValues: tags.map { ($0.id, target) }))
+    }
+
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullResponse { try await server.pull(request) }
 }
