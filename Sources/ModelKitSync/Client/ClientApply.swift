@@ -134,14 +134,7 @@ struct ClientApply {
     /// good, the server having no newer change of the row to send.) Returns the properties that
     /// wait: none when no row outside the page holds the values.
     private func wait(_ change: SyncChange, forRowsOutside page: Set<String>) throws -> Set<String> {
-        let context = ModelContext(client.container)
-        context.autosaveEnabled = false
-        context.author = SyncClient.author
-        let ids = SyncIDs { sql, values in try context.replicaRead { try $0.rows(sql, values) } }
-        try ids.load(gids: [change.id])
-        guard let row = ids.byGid[change.id], let entity = client.schema.entities[row.entity],
-            let model = try context.model(of: entity.entity, rowKey: row.key)
-        else { return [] }
+        guard let (context, ids, entity, model, fields) = try storedRow(change.id) else { return [] }
         var waits: [(property: String, field: SyncField, holders: [String])] = []
         for unique in entity.uniques {
             let tuple = unique.map { change.fields[$0]?.value ?? .null }
@@ -154,7 +147,7 @@ struct ClientApply {
             for name in unique { if let field = change.fields[name] { waits.append((name, field, holders)) } }
         }
         guard !waits.isEmpty else { return [] }
-        var record = row.fields
+        var record = fields
         _ = try standIns(for: Set(waits.map(\.property)), of: model, gid: change.id, entity: entity, ids: ids, record: &record)
         try context.save { sql, _ in
             try ids.recordAssigned(in: sql)
@@ -171,6 +164,20 @@ struct ClientApply {
     /// as its base too (no local edit), freeing the values for the rows that take them. False
     /// when it holds none.
     private func standIn(for gid: String) throws -> Bool {
+        guard let (context, ids, entity, model, fields) = try storedRow(gid) else { return false }
+        var record = fields
+        guard try !standIns(for: Set(entity.uniques.joined()), of: model, gid: gid, entity: entity, ids: ids, record: &record).isEmpty
+        else { return false }
+        try context.save { sql, _ in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
+        return true
+    }
+
+    /// The device's row `gid`, read for a write of the sync's own: a context the sync authors,
+    /// the identifiers read, the row's entity, model and field record. Nil when the device has no
+    /// model of it.
+    private func storedRow(
+        _ gid: String
+    ) throws -> (context: ModelContext, ids: SyncIDs, entity: SyncSchema.Entity, model: any PersistentModel, fields: FieldRecord)? {
         let context = ModelContext(client.container)
         context.autosaveEnabled = false
         context.author = SyncClient.author
@@ -178,12 +185,8 @@ struct ClientApply {
         try ids.load(gids: [gid])
         guard let row = ids.byGid[gid], let entity = client.schema.entities[row.entity],
             let model = try context.model(of: entity.entity, rowKey: row.key)
-        else { return false }
-        var record = row.fields
-        guard try !standIns(for: Set(entity.uniques.joined()), of: model, gid: gid, entity: entity, ids: ids, record: &record).isEmpty
-        else { return false }
-        try context.save { sql, _ in try sql.run(SyncTables.updateFields, [record.stored, .integer(0), .integer(0), .text(gid)]) }
-        return true
+        else { return nil }
+        return (context, ids, entity, model, row.fields)
     }
 
     /// Gives `model`, the row `gid`, a stand-in for each text value it holds of the properties
@@ -196,7 +199,8 @@ struct ClientApply {
         for name in names {
             let field = entity.fieldsByName[name]!
             guard case .text(let text) = try values.value(of: model, field, assigning: false) else { continue }
-            let standIn = SyncValue.text(text + SyncStandIn.marker(of: gid))
+            // An invisible word joiner and the row's identifier: no user's value.
+            let standIn = SyncValue.text(text + "\u{2060}" + gid)
             try values.assign(standIn, to: model, field, in: entity) { _ in nil }
             record[name] = .init(base: standIn, clock: record[name]?.clock ?? HybridLogicalClock.zero.description)
             replaced.insert(name)

@@ -123,9 +123,9 @@ struct PullPlanner {
         /// Whether the device knows `gid` is gone: deleted here (the delete may be on its way) or
         /// by this page. It will not arrive, so nothing waits for it: a value that names it
         /// drops it. (A field waiting for it waited for good, and was never pushed again.)
-        func isGone(_ gid: String) -> Bool {
-            deleted.contains(gid) || (snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false)
-        }
+        func isGone(_ gid: String) -> Bool { deleted.contains(gid) || isGoneHere(gid) }
+        /// Whether the device deleted `gid`, or has no model of it.
+        func isGoneHere(_ gid: String) -> Bool { snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false }
         func missing(_ value: SyncValue) -> [String] { value.referencedIDs.filter { !isPresent($0) && !isGone($0) } }
         /// Whether `current` is `earlier` but for rows deleted here since: a relationship that
         /// lost a deleted row was not edited.
@@ -133,10 +133,9 @@ struct PullPlanner {
             if current == earlier { return true }
             let earlier = snapshot.aliases.isEmpty ? earlier : earlier.canonicalized { snapshot.aliases[$0] ?? $0 }
             if current == earlier { return true }
-            func isGone(_ gid: String) -> Bool { snapshot.rows[gid].map { $0.deleted || $0.values == nil } ?? false }
             switch earlier {
-            case .references(let gids): return current == .references(gids.filter { !isGone($0) })
-            case .reference(let gid): return current == .null && isGone(gid)
+            case .references(let gids): return current == .references(gids.filter { !isGoneHere($0) })
+            case .reference(let gid): return current == .null && isGoneHere(gid)
             default: return false
             }
         }
