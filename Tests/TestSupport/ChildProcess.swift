@@ -197,6 +197,35 @@ public final class ChildProcess: Sendable {
     }
 }
 
+extension ChildProcess {
+    /// Reads the child's piped standard output and standard error to their ends, both at once:
+    /// one read to the end before the other would leave a child that fills the second pipe
+    /// (64 KiB, a crash's backtrace) waiting for good. A read a signal interrupts is made again,
+    /// where `FileHandle.readDataToEndOfFile()` stops the test process.
+    public func readToEnd() -> (out: Data, err: Data) {
+        var pipes = [standardOutput, standardError].map { handle in
+            (descriptor: handle?.fileDescriptor ?? -1, data: Data())
+        }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while pipes.contains(where: { $0.descriptor >= 0 }) {
+            var polled = pipes.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
+            guard poll(&polled, nfds_t(polled.count), -1) >= 0 else {
+                if errno == EINTR { continue }
+                break
+            }
+            for index in pipes.indices where pipes[index].descriptor >= 0 && polled[index].revents != 0 {
+                let count = buffer.withUnsafeMutableBytes { read(pipes[index].descriptor, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    pipes[index].data.append(contentsOf: buffer[..<count])
+                } else if count == 0 || errno != EINTR {
+                    pipes[index].descriptor = -1
+                }
+            }
+        }
+        return (pipes[0].data, pipes[1].data)
+    }
+}
+
 extension FileHandle {
     /// Reads up to the first newline; what it read if the file ends first.
     public func readLine() throws -> String {

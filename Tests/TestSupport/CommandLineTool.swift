@@ -35,8 +35,7 @@ public final class CommandLineTool: Sendable {
     @discardableResult
     public func run(_ arguments: [String]) throws -> Result {
         let process = try start(arguments, standardError: .pipe)
-        let output = process.standardOutput!.readDataToEndOfFile()
-        let error = process.standardError!.readDataToEndOfFile()
+        let (output, error) = process.readToEnd()
         let status = switch process.waitUntilExit() {
         case .exit(let status): status
         case .signal(let signal): 128 + signal

@@ -24,7 +24,7 @@ import Testing
             // Kill at a different moment each round: some during startup, most in the save loop.
             usleep(UInt32(20_000 + (round * 7_919) % 150_000))
             process.send(SIGKILL)
-            let printed = String(decoding: process.standardOutput!.readDataToEndOfFile(), as: UTF8.self)
+            let printed = String(decoding: process.readToEnd().out, as: UTF8.self)
             #expect(process.waitUntilExit() == .signal(SIGKILL))
             for line in printed.split(separator: "\n") where line.hasPrefix("saved ") {
                 if let number = Int(line.dropFirst(6)) { acknowledged = max(acknowledged, number) }
