@@ -1,6 +1,6 @@
 // modelkit-bench: ModelKit side by side with hand-written SQLite, in one run.
 //
-//     swift run -c release modelkit-bench [--rows N] [--runs R] [--json] [--only CASE] [--store sqlite|postgres]
+//     swift run -c release modelkit-bench [--rows N] [--runs R] [--json] [--only CASE[,CASE…]] [--store sqlite|postgres]
 //
 // Each case does the same work through ModelKit and through raw SQLite C calls into plain structs,
 // on on-disk stores in a temporary directory with the same schema and indexes. Each runs R times
@@ -16,7 +16,8 @@ struct Options {
     var rows = 100_000
     var runs = 5
     var json = false
-    var only: String?
+    /// The cases to run, when `--only` names some (comma-separated).
+    var only: Set<String>?
     var postgres = false
 
     init(_ arguments: [String]) {
@@ -28,7 +29,7 @@ struct Options {
             case "--json": json = true
             case "--only":
                 guard let name = arguments.popFirst() else { usage() }
-                only = name
+                only = Set(name.split(separator: ",").map(String.init))
             case "--store":
                 switch arguments.popFirst() {
                 case "sqlite": postgres = false
@@ -43,7 +44,7 @@ struct Options {
 
     /// Whether any of the named cases runs, so setup for cases `--only` leaves out is skipped.
     func wants(_ names: String...) -> Bool {
-        only.map(names.contains) ?? true
+        only.map { !$0.isDisjoint(with: names) } ?? true
     }
 }
 
@@ -55,7 +56,7 @@ func number(_ text: String?) -> Int {
 func usage() -> Never {
     FileHandle.standardError.write(
         Data(
-            "usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE] [--store sqlite|postgres]\n".utf8))
+            "usage: modelkit-bench [--rows N (at least 1000)] [--runs R] [--json] [--only CASE[,CASE…]] [--store sqlite|postgres]\n".utf8))
     exit(2)
 }
 
@@ -82,7 +83,7 @@ struct CaseResult: Encodable {
 func measure(
     _ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double
 ) rethrows -> CaseResult? {
-    if let only = options.only, only != name { return nil }
+    if let only = options.only, !only.contains(name) { return nil }
     let runs = options.runs
     resetPeakResident()
     let engineSeconds = median(try (0..<runs).map { _ in try engine() })
@@ -101,7 +102,7 @@ func measure(
 func measureAlternating(
     _ name: String, _ options: Options, engine: () throws -> Double, raw: () throws -> Double
 ) rethrows -> CaseResult? {
-    if let only = options.only, only != name { return nil }
+    if let only = options.only, !only.contains(name) { return nil }
     var engineRuns: [Double] = []
     var rawRuns: [Double] = []
     for _ in 0..<options.runs {

@@ -54,6 +54,13 @@ final class IdentityMap {
         (table(of: entity) ?? addTable(for: entity)).reserve(additional)
     }
 
+    /// Makes room for `total` models of `entity` in all, at once: a fetch expecting that many rows.
+    func reserve(total: Int, of entity: ObjectIdentifier) {
+        guard total > 0 else { return }
+        let table = table(of: entity) ?? addTable(for: entity)
+        table.reserve(total - table.count)
+    }
+
     @discardableResult
     func removeValue(forKey key: RowKey) -> AnyObject? {
         guard let removed = table(of: key.entity)?.remove(key.rowID) else { return nil }
@@ -106,7 +113,7 @@ private final class EntityTable {
     let entity: ObjectIdentifier
     private var slots: UnsafeMutablePointer<Slot>
     private var capacity: Int
-    private var count = 0
+    private(set) var count = 0
     /// The number of blocks of eight slots.
     private var blocks: UInt64
 

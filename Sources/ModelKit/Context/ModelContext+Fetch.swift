@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension ModelContext {
     /// The models the descriptor describes.
@@ -28,7 +29,7 @@ extension ModelContext {
         let pending = seesPendingChanges(descriptor)
         var models = try rows(
             of: T.self, entity: plan.entity, sql: pending ? pendingSelect(plan, descriptor) : plan.select(paged: true),
-            partial: plan.partial)
+            partial: plan.partial, wholeTable: plan.readsWholeTable)
         if plan.isCompleteInSQL && !pending { return models }
 
         if pending && plan.isCompleteInSQL {
@@ -195,15 +196,21 @@ extension ModelContext {
         return plan
     }
 
-    /// Runs `sql` and returns a model per row, reusing registered instances.
-    func rows<T: PersistentModel>(of type: T.Type, entity: Schema.Entity, sql: SQL, partial: PartialFetch? = nil) throws -> [T] {
+    /// Runs `sql` and returns a model per row, reusing registered instances. With `wholeTable`,
+    /// `sql` reads every row of the entity, and the identity map makes room for as many as the
+    /// last such read returned.
+    func rows<T: PersistentModel>(
+        of type: T.Type, entity: Schema.Entity, sql: SQL, partial: PartialFetch? = nil, wholeTable: Bool = false
+    ) throws -> [T] {
         try run(on: entity) {
             let models = ReferenceCollector()
             let refreshing = isBehindStore
+            if wholeTable { registered.reserve(total: entity.wholeTableRows.load(ordering: .relaxed), of: entity.rootIdentifier) }
             try reader(for: entity).select(sql) { statement in
                 let row = ModelRow(statement: statement, entity: entity, context: self, partial: partial)
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
+            if wholeTable { entity.wholeTableRows.store(models.count, ordering: .relaxed) }
             return models.take(as: T.self)
         }
     }

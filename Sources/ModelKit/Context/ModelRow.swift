@@ -10,6 +10,17 @@ public struct ModelRow {
     /// The partial fetch the row is of, whose columns left out hold placeholders; nil for a row
     /// of every column. A reference, so that rows copy in generic code as cheaply as before.
     var partial: PartialFetch?
+    /// The statement's typed reads, for a row whose property `i` is column `i + 1` and stored as
+    /// is (no class hierarchy, no ephemeral or external property): nil for the others.
+    @usableFromInline let direct: SQLiteColumns?
+
+    init(statement: Statement, entity: Schema.Entity, context: ModelContext, partial: PartialFetch? = nil) {
+        self.statement = statement
+        self.entity = entity
+        self.context = context
+        self.partial = partial
+        direct = entity.readsColumnsAsStored ? statement.sqliteColumns : nil
+    }
 
     /// The stored value of the property at `index`, decoded as its type. A relationship starts
     /// empty and loads on first read, except a required to-one, which loads now.
@@ -54,6 +65,7 @@ public struct ModelRow {
     /// skips the codec.
     @inlinable
     public func value<Value: ColumnConvertible>(at index: Int) throws -> Value {
+        if let direct, let value = direct.read(Int32(index + 1), as: Value.self) { return value }
         let stored = self.stored(at: index)
         guard let value = Value(sqlValue: stored) else { throw mismatch(stored, at: index) }
         return value
@@ -63,6 +75,11 @@ public struct ModelRow {
     /// model, it skips the codec.
     @inlinable
     public func value<Wrapped: ColumnConvertible>(at index: Int) throws -> Wrapped? {
+        if let direct {
+            let column = Int32(index + 1)
+            if direct.isNull(column) { return nil }
+            if let value = direct.read(column, as: Wrapped.self) { return value }
+        }
         let stored = self.stored(at: index)
         if case .null = stored { return nil }
         guard let value = Wrapped(sqlValue: stored) else { throw mismatch(stored, at: index) }
@@ -121,6 +138,12 @@ public struct ModelRow {
 }
 
 extension Schema.Entity {
+    /// Whether a row of the entity holds property `i` at column `i + 1`, stored as is: no class
+    /// hierarchy's shared select, no ephemeral property (no column) nor external one (a file's name).
+    var readsColumnsAsStored: Bool {
+        !isInHierarchy && ephemeralValues == nil && externalColumns.isEmpty
+    }
+
     /// Decodes a stored value of the property at `index`, naming the model and property on failure.
     func decode(_ value: SQLValue, at index: Int) throws -> Any {
         do {

@@ -46,6 +46,11 @@ struct FetchPlan {
         self.partial = partial
     }
 
+    /// Whether the fetch reads every stored row of its entity: no predicate, limit or offset.
+    var readsWholeTable: Bool {
+        condition == nil && untranslated == nil && fetchLimit == nil && (fetchOffset ?? 0) == 0
+    }
+
     /// Whether SQLite sees the whole filter.
     var filtersInSQL: Bool { untranslated == nil }
 

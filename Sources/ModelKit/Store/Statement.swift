@@ -2,6 +2,8 @@
 final class Statement {
     private let backend: any DatabaseStatement
     let sql: String
+    /// The current row's typed reads when the backend is SQLite: how models read their columns.
+    let sqliteColumns: SQLiteColumns?
 
     /// The backend's statement, for a backend call that runs it (``DatabaseConnection/commit(after:values:)``).
     var backendStatement: any DatabaseStatement { backend }
@@ -11,6 +13,7 @@ final class Statement {
     init(row: [SQLValue]) {
         sql = ""
         backend = ValuesStatement(row)
+        sqliteColumns = nil
     }
 
     /// A statement standing on the row `values` holds, which its owner rewrites between reads:
@@ -18,6 +21,7 @@ final class Statement {
     init(values: RowValues) {
         sql = ""
         backend = values
+        sqliteColumns = nil
     }
 
     /// Prepares `sql`, written with `?` parameters, in `dialect`'s spelling.
@@ -25,6 +29,7 @@ final class Statement {
         self.sql = sql
         let (text, parameterCount) = dialect.spellingParameters(of: sql)
         backend = try connection.prepare(text, parameterCount: parameterCount)
+        sqliteColumns = (backend as? SQLiteStatement).map { SQLiteColumns($0.handle) }
     }
 
     /// Clears previous bindings and binds `values` to the parameters, in order.

@@ -11,7 +11,7 @@ private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.sel
 /// A prepared SQLite statement. Values bind straight from the caller's closure, and columns are
 /// read without a copy of the row.
 final class SQLiteStatement: DatabaseStatement {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     private let sql: String
 
     init(database: OpaquePointer, sql: String) throws {
