@@ -86,7 +86,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         return members + [
             """
-            public required init(_modelKitRow row: ModelRow) throws {
+            public required init(_modelKitRow row: borrowing ModelRow) throws {
             \(raw: loads.joined(separator: "\n"))
             }
             """,

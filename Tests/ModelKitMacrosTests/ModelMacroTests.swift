@@ -87,7 +87,7 @@ import Testing
 
                     public let _$modelKit = ModelStorage()
 
-                    public required init(_modelKitRow row: ModelRow) throws {
+                    public required init(_modelKitRow row: borrowing ModelRow) throws {
                         _title = try row.value(at: 0)
                         _code = try row.value(at: 1)
                         _count = try row.value(at: 2)

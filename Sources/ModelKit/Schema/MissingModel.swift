@@ -13,7 +13,7 @@ public final class MissingModel: PersistentModel {
     }
 
     /// Never used: a missing model is not loaded from a row.
-    public init(_modelKitRow row: ModelRow) throws {}
+    public init(_modelKitRow row: borrowing ModelRow) throws {}
 
     /// A missing model has no stored values.
     public func _modelKitValue(at column: Int) throws -> SQLValue { .null }

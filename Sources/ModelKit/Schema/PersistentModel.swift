@@ -7,7 +7,7 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
     var _$modelKit: ModelStorage { get }
 
     /// Creates an instance from a stored row, without running the class's own initializers.
-    init(_modelKitRow row: ModelRow) throws
+    init(_modelKitRow row: borrowing ModelRow) throws
 
     /// The stored form of the persisted property at `column`, read without observation.
     func _modelKitValue(at column: Int) throws -> SQLValue
