@@ -8,7 +8,8 @@
 // Two cases compare ModelKit with itself: insert_history_vs_off puts ModelKit with its history
 // turned off in the raw column, to show what recording history costs; custom_store_fetch fetches
 // 10,000 models from a custom data store whose snapshots are in memory, with ModelKit's SQLite
-// store in the raw column (target: within 2x).
+// store in the raw column (target: within 2x). The floor_ cases run no ModelKit code: hand-written
+// SQLite calls reading rows into class instances, against the same calls into structs.
 
 import Foundation
 
@@ -162,6 +163,7 @@ func run(_ options: Options) throws -> [CaseResult] {
         }
     }
     results += try partialFetchCases(rows: n, options: options)
+    results += try objectFloorCases(rows: n, options: options)
     results += try observerCases(options: options)
     results += try hierarchyStorageCases(rows: n, options: options)
     results += try hierarchyEngineCases(rows: n, options: options)

@@ -67,6 +67,9 @@ struct DeferredListChanges {
         return (last.values.filter(\.joins).map(\.target), last.values.filter { !$0.joins }.map(\.target))
     }
 
+    /// Whether no list has changes waiting.
+    var isEmpty: Bool { changes.isEmpty }
+
     /// The models that changes recorded for `owner` join to its lists: the save inserts those not
     /// in a context yet, as it does the models a loaded relationship holds.
     func joinedTargets(of owner: any PersistentModel) -> [any PersistentModel] {

@@ -13,7 +13,10 @@ extension ModelContext {
         while next < queue.count {
             let model = queue[next]
             next += 1
-            for related in loadedRelatedModels(of: model) + deferredListChanges.joinedTargets(of: model) {
+            var related = loadedRelatedModels(of: model)
+            // Most saves have no waiting list changes: no lookup per model then.
+            if !deferredListChanges.isEmpty { related += deferredListChanges.joinedTargets(of: model) }
+            for related in related {
                 let storage = related._$modelKit
                 guard storage.context == nil, !storage.isDeleted else { continue }
                 insert(related)

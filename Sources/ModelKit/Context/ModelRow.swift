@@ -13,6 +13,8 @@ public struct ModelRow {
     /// The statement's typed reads, for a row whose property `i` is column `i + 1` and stored as
     /// is (no class hierarchy, no ephemeral or external property): nil for the others.
     @usableFromInline let direct: SQLiteColumns?
+    /// The same for a custom store's row: its values, property `i` at `i + 1`.
+    @usableFromInline let values: RowValues?
 
     init(statement: Statement, entity: Schema.Entity, context: ModelContext, partial: PartialFetch? = nil) {
         self.statement = statement
@@ -20,6 +22,7 @@ public struct ModelRow {
         self.context = context
         self.partial = partial
         direct = entity.readsColumnsAsStored ? statement.sqliteColumns : nil
+        values = entity.readsColumnsAsStored ? statement.rowValues : nil
     }
 
     /// The stored value of the property at `index`, decoded as its type. A relationship starts
@@ -66,6 +69,7 @@ public struct ModelRow {
     @inlinable
     public func value<Value: ColumnConvertible>(at index: Int) throws -> Value {
         if let direct, let value = direct.read(Int32(index + 1), as: Value.self) { return value }
+        if let values, let value = Value(sqlValue: values.row[index + 1]) { return value }
         let stored = self.stored(at: index)
         guard let value = Value(sqlValue: stored) else { throw mismatch(stored, at: index) }
         return value
@@ -79,6 +83,10 @@ public struct ModelRow {
             let column = Int32(index + 1)
             if direct.isNull(column) { return nil }
             if let value = direct.read(column, as: Wrapped.self) { return value }
+        } else if let values {
+            let stored = values.row[index + 1]
+            if case .null = stored { return nil }
+            if let value = Wrapped(sqlValue: stored) { return value }
         }
         let stored = self.stored(at: index)
         if case .null = stored { return nil }
