@@ -69,7 +69,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if let superclass {
             members.append("private static let \(raw: firstColumn.split(separator: ".").last!) = \(raw: superclass).schemaMetadata.count")
         } else {
-            members.append("public let _$modelKit = ModelStorage()")
+            members.append("@exclusivity(unchecked) public final var _$modelKitState = ModelStorage.State()")
+            members.append("public final var _$modelKit: ModelStorage { withUnsafeMutablePointer(to: &_$modelKitState) { ModelStorage(self, $0) } }")
             if lookInheritance {
                 members.append("private static var \(raw: firstColumn.split(separator: ".").last!): Int { 0 }")
             }

@@ -35,10 +35,10 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             }
             """
             : """
-            @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKit)
+            @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKitState)
             init(initialValue) {
-                _\(raw: name) = _$modelKit._distinct(initialValue)
-                _$modelKit._noteInitialValue(initialValue)
+                _\(raw: name) = _$modelKitState._distinct(initialValue)
+                _$modelKitState._noteInitialValue(initialValue)
             }
             """
         // A setter that may write a relationship passes the old and the new value, for the

@@ -1,7 +1,7 @@
 /// The columns of a model changed since its last save: a bit per column, with a set for models of
 /// more than 64 columns, so that the common case allocates nothing.
 ///
-/// Nine bytes, so that ``ModelStorage`` fits its allocation: the set replaces the bits once a
+/// Nine bytes, so that a model's ``ModelStorage/State`` packs: the set replaces the bits once a
 /// column past 63 changes, and columns are only ever all removed at once.
 struct ChangedColumns: Hashable {
     private enum Columns: Hashable {

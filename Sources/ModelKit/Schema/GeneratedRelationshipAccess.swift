@@ -131,7 +131,7 @@
 }
 
 extension ModelStorage {
-    /// A value as the setter or initializer of a property that may be a relationship stores it: a
+    /// A value as the setter of a property that may be a relationship stores it: a
     /// to-many, optional or not, holds each model once; anything else as it is. The engine's own
     /// writes (loading, restoring, merging) hold each model once already and skip the check, which
     /// costs a hash of every element.
@@ -144,30 +144,5 @@ extension ModelStorage {
     @inlinable public func _distinct<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
         guard let value, !isLoading else { return value }
         return _modelKitRelationshipDistinct(value)
-    }
-
-    /// Notes a property's value given by an initializer: nothing for a value that is not a
-    /// relationship.
-    @inlinable public func _noteInitialValue<Value>(_ value: Value) {}
-
-    /// A required to-one set by an initializer has an inverse to link at insert.
-    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target) {
-        hasInitialRelationships = true
-    }
-
-    /// An optional to-one set by an initializer has an inverse to link at insert, unless nil.
-    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: Target?) {
-        if value != nil { hasInitialRelationships = true }
-    }
-
-    /// A to-many set by an initializer has inverses to link at insert, unless empty.
-    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]) {
-        if !value.isEmpty { hasInitialRelationships = true }
-    }
-
-    /// An optional to-many set by an initializer has inverses to link at insert, unless nil or
-    /// empty.
-    @inlinable public func _noteInitialValue<Target: PersistentModel>(_ value: [Target]?) {
-        if value?.isEmpty == false { hasInitialRelationships = true }
     }
 }

@@ -16,7 +16,7 @@
 /// A subclass of a model is a model too when it has `@Model`: its properties follow its
 /// superclass's, and its initializers call `super.init` (see <doc:ClassInheritance>).
 @attached(
-    member, conformances: PersistentModel, names: named(_$modelKit), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
+    member, conformances: PersistentModel, names: named(_$modelKit), named(_$modelKitState), named(init(_modelKitRow:)), named(_modelKitValue(at:)), named(schemaMetadata),
     named(_modelKitModels(at:)), named(_modelKitHolds(_:at:)), named(_modelKitSet(_:at:)),
     named(_modelKitInclude(_:_:at:)), arbitrary)
 @attached(memberAttribute)

@@ -5,7 +5,8 @@
 /// expected model type fails, which is how to tell.
 public final class MissingModel: PersistentModel {
     /// The engine's state: the identifier's entity, key and store.
-    public let _$modelKit = ModelStorage()
+    @exclusivity(unchecked) public final var _$modelKitState = ModelStorage.State()
+    public var _$modelKit: ModelStorage { withUnsafeMutablePointer(to: &_$modelKitState) { ModelStorage(self, $0) } }
 
     init(identifier: PersistentIdentifier, entity: Schema.Entity?) {
         _$modelKit.entity = entity
