@@ -12,9 +12,9 @@ import Foundation
 ///
 /// - `floor_one_object`: one final class instance a row.
 /// - `floor_two_objects`: two a row, a model and a separate object for the engine's state, as
-///   `@Model` classes and their `ModelStorage` are today.
+///   `@Model` classes and their `ModelStorage` were until the state moved into the model.
 /// - `floor_state_inline`: one object a row holding the same state fields as the second object:
-///   what the two cost as one allocation.
+///   a model's shape now.
 func objectFloorCases(rows n: Int, options: Options) throws -> [CaseResult] {
     guard options.wants("floor_one_object", "floor_two_objects", "floor_state_inline") else { return [] }
     return try withTemporaryDirectory { directory in
@@ -46,7 +46,7 @@ final class FloorItem: FloorObject {
     func setKey(_ key: Int64) { pk = key }
 }
 
-/// The fields `ModelStorage` has: three references, a key, nine bytes of changed columns, flags.
+/// The fields of `ModelStorage.State`: four references, a key, nine bytes of changed columns, flags.
 final class FloorState {
     var observers: AnyObject?
     var entity: AnyObject?

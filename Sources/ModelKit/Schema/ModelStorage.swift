@@ -4,7 +4,7 @@ import Synchronization
 private let temporaryIDs = Atomic<UInt64>(0)
 
 /// The engine's per-instance state of a model, kept in the model itself: `@Model` stores a
-/// ``State`` in each root model class, and ``PersistentModel/_$modelKit`` hands out this view of
+/// ``State`` in each root model class, and the model's `_$modelKit` hands out this view of
 /// it. One allocation a model, not two (the state was an object of its own: 0.17–0.2× of raw
 /// SQLite's time in `fetch_all`, see the Benchmarks article's `floor_` cases).
 ///
