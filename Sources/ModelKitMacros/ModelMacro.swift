@@ -69,6 +69,8 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         if let superclass {
             members.append("private static let \(raw: firstColumn.split(separator: ".").last!) = \(raw: superclass).schemaMetadata.count")
         } else {
+            // The engine's state, stored in the model itself (one allocation a model); `_$modelKit`
+            // views it (see ModelStorage). Subclasses share their root's.
             members.append("@exclusivity(unchecked) public final var _$modelKitState = ModelStorage.State()")
             members.append("public final var _$modelKit: ModelStorage { withUnsafeMutablePointer(to: &_$modelKitState) { ModelStorage(self, $0) } }")
             if lookInheritance {
