@@ -61,8 +61,9 @@ struct RawConnection: Sendable {
             close(descriptor)
             throw SyncError(.transportFailed, "cannot connect to port \(port)")
         }
-        // A server that never answers fails the test rather than hanging it.
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        // A server that never answers fails the test rather than hanging it; long, since a full
+        // run can starve the server's handler for a minute or two (see `SyncLiveTests.eventually`).
+        var timeout = timeval(tv_sec: 300, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 

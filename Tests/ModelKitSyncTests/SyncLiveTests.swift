@@ -267,8 +267,10 @@ import Testing
 
     /// Polls `condition` until it holds, failing with `what` after `timeout`: long, because a
     /// full `swift test` runs hundreds of tests at once on two cores, and running devices get
-    /// little of them until it thins out; alone, the suite takes about a second.
-    static func eventually(_ what: String, timeout: Duration = .seconds(120), _ condition: () throws -> Bool) async throws {
+    /// little of them until it thins out; alone, the suite takes about a second. FoundationNetworking's
+    /// `URLSession` on Linux can spin in the kernel for a minute or two in such a run (its curl
+    /// handle re-registering socket sources), which starves every device meanwhile.
+    static func eventually(_ what: String, timeout: Duration = .seconds(300), _ condition: () throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while try !condition() {
             guard ContinuousClock.now < deadline else {

@@ -70,7 +70,7 @@ final class PrintedLines {
     }
 
     /// The next line printed, or a failure if none comes within `limit`.
-    func next(within limit: Duration = .seconds(60)) async throws -> String {
+    func next(within limit: Duration = .seconds(300)) async throws -> String {
         try await withThrowingTaskGroup(of: String?.self) { [stream] group in
             group.addTask {
                 var lines = stream.makeAsyncIterator()
