@@ -37,7 +37,7 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             : """
             @storageRestrictions(initializes: _\(raw: name), accesses: _$modelKitState)
             init(initialValue) {
-                _\(raw: name) = _$modelKitState._distinct(initialValue)
+                _\(raw: name) = _modelKitInitialValue(initialValue)
                 _$modelKitState._noteInitialValue(initialValue)
             }
             """

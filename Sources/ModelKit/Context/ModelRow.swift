@@ -21,8 +21,9 @@ public struct ModelRow {
         self.entity = entity
         self.context = context
         self.partial = partial
-        direct = entity.readsColumnsAsStored ? statement.sqliteColumns : nil
-        values = entity.readsColumnsAsStored ? statement.rowValues : nil
+        let asStored = entity.readsColumnsAsStored
+        direct = asStored ? statement.sqliteColumns : nil
+        values = asStored ? statement.rowValues : nil
     }
 
     /// The stored value of the property at `index`, decoded as its type. A relationship starts

@@ -116,15 +116,15 @@
     return value.filter { seen.insert(ObjectIdentifier($0)).inserted }
 }
 
-/// `value` as a subclass's initializer stores it: anything but a to-many as it is.
+/// `value` as an initializer stores it: anything but a to-many as it is.
 @inlinable public func _modelKitInitialValue<Value>(_ value: Value) -> Value { value }
 
-/// A to-many as a subclass's initializer stores it: each model once.
+/// A to-many as an initializer stores it: each model once.
 @inlinable public func _modelKitInitialValue<Target: PersistentModel>(_ value: [Target]) -> [Target] {
     _modelKitRelationshipDistinct(value)
 }
 
-/// An optional to-many as a subclass's initializer stores it: each model once.
+/// An optional to-many as an initializer stores it: each model once.
 @inlinable public func _modelKitInitialValue<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
     guard let value else { return nil }
     return _modelKitRelationshipDistinct(value)

@@ -52,18 +52,6 @@ public struct ModelStorage {
 
         public init() {}
 
-        /// A value as an initializer of a property that may be a relationship stores it: a
-        /// to-many, optional or not, holds each model once; anything else as it is.
-        @inlinable public func _distinct<Value>(_ value: Value) -> Value { value }
-
-        @inlinable public func _distinct<Target: PersistentModel>(_ value: [Target]) -> [Target] {
-            _modelKitRelationshipDistinct(value)
-        }
-
-        @inlinable public func _distinct<Target: PersistentModel>(_ value: [Target]?) -> [Target]? {
-            value.map(_modelKitRelationshipDistinct)
-        }
-
         /// Notes a property's value given by an initializer: nothing for a value that is not a
         /// relationship.
         @inlinable public mutating func _noteInitialValue<Value>(_ value: Value) {}
@@ -133,7 +121,7 @@ public struct ModelStorage {
         nonmutating set { state.pointee.flags = newValue }
     }
 
-    struct Flags: OptionSet {
+    fileprivate struct Flags: OptionSet {
         let rawValue: UInt8
         static let hasRow = Flags(rawValue: 1)
         static let isInserted = Flags(rawValue: 2)
