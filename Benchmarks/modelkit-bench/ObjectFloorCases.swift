@@ -47,7 +47,7 @@ final class FloorItem: FloorObject {
 }
 
 /// The fields of `ModelStorage.State`: four references, a key, nine bytes of changed columns, flags.
-final class FloorState {
+struct FloorStateFields {
     var observers: AnyObject?
     var entity: AnyObject?
     var handle: AnyObject?
@@ -57,6 +57,11 @@ final class FloorState {
     var flags: UInt8 = 0
 }
 
+/// The state as an object of its own.
+final class FloorState {
+    var fields = FloorStateFields()
+}
+
 final class FloorItemAndState: FloorObject {
     let state = FloorState()
     var key: Int
@@ -64,23 +69,18 @@ final class FloorItemAndState: FloorObject {
     var value: Double
     var flag: Bool
     init(key: Int, name: String, value: Double, flag: Bool) { (self.key, self.name, self.value, self.flag) = (key, name, value, flag) }
-    func setKey(_ key: Int64) { state.key = key }
+    func setKey(_ key: Int64) { state.fields.key = key }
 }
 
+/// The same fields stored in the object, as a struct property is: inline.
 final class FloorItemWithState: FloorObject {
-    var observers: AnyObject?
-    var entity: AnyObject?
-    var handle: AnyObject?
-    var stateKey: Int64 = 0
-    var faults: AnyObject?
-    var changed: (UInt64, UInt8) = (0, 0)
-    var flags: UInt8 = 0
+    var state = FloorStateFields()
     var key: Int
     var name: String
     var value: Double
     var flag: Bool
     init(key: Int, name: String, value: Double, flag: Bool) { (self.key, self.name, self.value, self.flag) = (key, name, value, flag) }
-    func setKey(_ key: Int64) { stateKey = key }
+    func setKey(_ key: Int64) { state.key = key }
 }
 
 extension RawStore {
