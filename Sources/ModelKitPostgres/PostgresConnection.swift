@@ -12,7 +12,7 @@ final class PostgresConnection: DatabaseConnection {
     private(set) var session = 0
     private var statementCount = 0
     var changes = 0
-    /// The transaction under way: its held start, its announcements, whether it is open.
+    /// The transaction under way: its held start, whether it is open.
     private var transaction = PostgresTransactionState()
 
     /// Connects with libpq's `conninfo` keywords and values, then selects `searchPath` (the
@@ -86,26 +86,21 @@ final class PostgresConnection: DatabaseConnection {
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
     }
 
-    /// Held for ``commit()``, which sends it right after the `COMMIT`, in the same round trip;
-    /// sent at once outside a transaction (see ``PostgresTransactionState``).
+    /// Sends `payload` on `channel` now, outside any transaction: the listener's announcements.
     func notify(_ channel: String, payload: String) throws {
-        let sql = "SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))"
-        if transaction.announce(sql, serverInTransaction: serverInTransaction) == .sendNow { try run(sql) }
+        try run("SELECT pg_notify(\(try literal(channel)), \(try literal(payload)))")
     }
 
     /// Never reconnects: a transaction on a dropped connection is gone, and a `COMMIT` on a new
-    /// one would report success for writes that were never made. The announcements follow the
-    /// `COMMIT` in the same query string; once the `COMMIT` succeeded, an announcement that fails
-    /// is dropped (the data is saved, and the payloads are within PostgreSQL's limit).
+    /// one would report success for writes that were never made.
     func commit() throws {
         let ending = transaction.commit()
         try send(ending.statements, committingAt: ending.commitIndex)
         transaction.ended()
     }
 
-    /// Sends `statements` as one query string. An error up to the `COMMIT` at `commit` (the
-    /// transaction is then rolled back) or from the `COMMIT` throws; after it, the data is
-    /// saved, and a failed announcement is dropped.
+    /// Sends `statements` as one query string; any failure throws, and the transaction is then
+    /// rolled back.
     private func send(_ statements: [String], committingAt commit: Int) throws {
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: "COMMIT")
@@ -114,7 +109,7 @@ final class PostgresConnection: DatabaseConnection {
         guard PQsendQuery(connection, sql) == 1 else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: sql)
         }
-        var reader = PostgresResultReader(kept: commit, checked: commit + 1)
+        var reader = PostgresResultReader(kept: commit)
         var failure: PostgresError?
         var index = 0
         while let result = PQgetResult(connection) {
@@ -208,11 +203,10 @@ final class PostgresConnection: DatabaseConnection {
     }
 
     /// Sends `commands` in one pipeline, one round trip, and returns the result of the one at
-    /// `kept`, which the caller clears. The first of the first `checked` commands that fails is
-    /// thrown, naming its statement; the commands after it do not run, and a transaction it was
-    /// in must be rolled back. Failures after them (announcements after a `COMMIT`) are dropped.
-    /// Never reconnects: a pipeline may carry a transaction's end.
-    func pipeline(_ commands: [PipelineCommand], keeping kept: Int, checking checked: Int) throws -> OpaquePointer {
+    /// `kept`, which the caller clears. The first command that fails is thrown, naming its
+    /// statement; the commands after it do not run, and a transaction it was in must be rolled
+    /// back. Never reconnects: a pipeline may carry a transaction's end.
+    func pipeline(_ commands: [PipelineCommand], keeping kept: Int) throws -> OpaquePointer {
         guard PQstatus(connection) == CONNECTION_OK else {
             throw PostgresError(kind: .connectionLost, message: Self.message(of: connection), sql: commands[kept].sql)
         }
@@ -227,7 +221,7 @@ final class PostgresConnection: DatabaseConnection {
         guard PQpipelineSync(connection) == 1 else {
             throw PostgresError(kind: lostOrFailed, message: Self.message(of: connection), sql: commands[kept].sql)
         }
-        var reader = PostgresResultReader(kept: kept, checked: checked)
+        var reader = PostgresResultReader(kept: kept)
         var failure: PostgresError?
         var result: OpaquePointer?
         for (index, command) in commands.enumerated() {
@@ -258,9 +252,9 @@ final class PostgresConnection: DatabaseConnection {
         }
     }
 
-    /// Runs `statement` bound to `values` as the transaction's last statement, then `COMMIT` and
-    /// the announcements, in one pipeline: one round trip, and the statement is prepared once
-    /// per session rather than parsed with its values each time. Returns its first row.
+    /// Runs `statement` bound to `values` as the transaction's last statement, then `COMMIT`, in
+    /// one pipeline: one round trip, and the statement is prepared once per session rather than
+    /// parsed with its values each time. Returns its first row.
     func commit(after statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]? {
         guard let statement = statement as? PostgresStatement else {
             return try commitAfterRunning(statement, values: values)

@@ -5,17 +5,13 @@
 struct PostgresResultReader {
     /// The command whose result the caller keeps (a statement's rows, or the `COMMIT`).
     let kept: Int
-    /// Commands before this index fail the round trip; failures after them (announcements after
-    /// a `COMMIT`) are dropped.
-    let checked: Int
 
-    /// The first checked command that failed.
+    /// The first command that failed.
     private(set) var failedCommand: Int?
     private var keptResult = false
 
-    init(kept: Int, checked: Int) {
+    init(kept: Int) {
         self.kept = kept
-        self.checked = checked
     }
 
     /// How one result of a command ended.
@@ -41,7 +37,7 @@ struct PostgresResultReader {
         case .succeeded where index == kept && !keptResult && failedCommand == nil:
             keptResult = true
             return .keep
-        case .failed where index < checked && failedCommand == nil:
+        case .failed where failedCommand == nil:
             failedCommand = index
             return .fail
         default:

@@ -73,7 +73,7 @@ final class PostgresStatement: DatabaseStatement {
         let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
             guard opening.isEmpty else {
                 let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
-                return try connection.pipeline(commands, keeping: opening.count, checking: commands.count)
+                return try connection.pipeline(commands, keeping: opening.count)
             }
             let resultFormat = prepared!.resultFormat
             return try connection.keptResult(sql: sql) { handle in
@@ -83,8 +83,8 @@ final class PostgresStatement: DatabaseStatement {
         take(kept)
     }
 
-    /// Runs the statement bound to `values` after `opening` and before `trailing` (a `COMMIT`
-    /// and the announcements after it) in one pipeline; returns its first row.
+    /// Runs the statement bound to `values` after `opening` and before `trailing` (the `COMMIT`)
+    /// in one pipeline; returns its first row.
     func runThenCommit(_ values: [SQLValue], opening: [String], then trailing: [String]) throws -> [SQLValue]? {
         bind(values)
         defer { reset() }
@@ -93,7 +93,7 @@ final class PostgresStatement: DatabaseStatement {
         let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
             let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
                 + trailing.map { PostgresConnection.PipelineCommand(sql: $0) }
-            return try connection.pipeline(commands, keeping: opening.count, checking: opening.count + 2)
+            return try connection.pipeline(commands, keeping: opening.count)
         }
         take(kept)
         return try step() ? (0..<columnCount).map(column) : nil

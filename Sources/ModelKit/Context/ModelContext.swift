@@ -36,8 +36,10 @@ public final class ModelContext {
         didSet { for link in links { link.reader?.trace = statementTrace } }
     }
 
-    /// The identifier of the context's ``editingState``.
-    let editingStateID = UUID()
+    /// The identifier of the context's ``editingState``, made on first use: Foundation makes a
+    /// `UUID` by opening, reading and closing `/dev/urandom`, three system calls a context that
+    /// never meets a custom store would pay for nothing.
+    lazy var editingStateID = UUID()
     /// The custom stores (by their links' index) whose ``DataStore/initializeState(for:)`` the
     /// context called, to call ``DataStore/invalidateState(for:)`` when it goes.
     var initializedCustomStores: Set<Int> = []

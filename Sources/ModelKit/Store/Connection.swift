@@ -158,10 +158,4 @@ final class Connection {
 
     /// See ``DatabaseConnection/externalCommitCount()``.
     func externalCommitCount() throws -> Int64? { try backend.externalCommitCount() }
-
-    /// Announces `payload` on `channel` when the transaction under way commits, where the
-    /// backend announces commits.
-    func notify(_ channel: String, payload: String) throws {
-        try backend.notify(channel, payload: payload)
-    }
 }

@@ -23,9 +23,9 @@ package protocol DatabaseDriver: Sendable {
     func connect() throws -> any DatabaseConnection
     /// Sets a store's database up through its writer, before ModelKit checks and migrates it.
     func prepareStore(through writer: any DatabaseConnection) throws
-    /// Starts delivering the payloads other connections send on `channel` with
-    /// ``DatabaseConnection/notify(_:payload:)``, until the listener is released; nil where other
-    /// instances' commits are heard otherwise (SQLite's data version).
+    /// Starts delivering the payloads sent on `channel` (``DriverListener/announce(_:)``), until
+    /// the listener is released; nil where other instances' commits are heard otherwise
+    /// (SQLite's data version).
     func listen(on channel: String, _ receive: @escaping @Sendable (String) -> Void) throws -> (any DriverListener)?
 }
 
@@ -53,17 +53,12 @@ package protocol DatabaseConnection: AnyObject {
     /// The key of the row the last `INSERT` made, where the database keeps it (SQLite); nil where
     /// an insert returns its key (``SQLDialect/KeyAssignment/insertReturnsKey``).
     var lastInsertedRowID: Int64? { get }
-    /// Announces `payload` to the listeners of `channel` when the transaction under way commits,
-    /// or now outside a transaction; nothing, where other writers' commits are heard otherwise.
-    /// A backend may hold the announcement back and send it with ``commit()``, saving a round
-    /// trip.
-    func notify(_ channel: String, payload: String) throws
     /// Commits the transaction under way.
     func commit() throws
     /// Runs `statement` (one of this connection's), bound to `values`, as the transaction's last
     /// statement and commits, in one round trip where the backend can; returns its first row.
     func commit(after statement: any DatabaseStatement, values: [SQLValue]) throws -> [SQLValue]?
-    /// Rolls back the transaction under way, and any announcement held for its commit.
+    /// Rolls back the transaction under way.
     func rollback() throws
     /// A number that changes whenever the database changes, through this connection or another,
     /// as of this connection's last read, read without running a statement; nil where the
@@ -126,8 +121,14 @@ extension DatabaseStatement {
     }
 }
 
-/// Keeps a ``DatabaseDriver/listen(on:_:)`` delivering until released.
-package protocol DriverListener: AnyObject, Sendable {}
+/// Keeps a ``DatabaseDriver/listen(on:_:)`` delivering until released, and announces on its
+/// channel.
+package protocol DriverListener: AnyObject, Sendable {
+    /// Sends `payload` to every listener of the channel, this one included, from the listener's
+    /// own connection: queued, in order, without waiting. A payload the database refuses is
+    /// dropped; one queued while the connection is down goes once it is back.
+    func announce(_ payload: String)
+}
 
 /// What a database's errors tell ModelKit, whichever database it is.
 package protocol DatabaseFailure: Error {

@@ -1,8 +1,8 @@
 extension Store {
     /// Runs `body` in one write transaction at the store's writer, in its turn, and commits what
-    /// it wrote with everything a commit owes the others: the change it returns is announced to
-    /// other instances, the history of its rows is appended, and, once committed, published to
-    /// the process's other contexts (all but the session's).
+    /// it wrote with everything a commit owes the others: the history of its rows is appended,
+    /// and, once committed, the change it returns is published to the process's other contexts
+    /// (all but the session's) and announced to other instances.
     ///
     /// External files the rows no longer name are removed once the transaction commits; files it
     /// wrote are removed if it fails, and the store is then as it was.
@@ -22,15 +22,12 @@ extension Store {
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.history.begin : nil
-                let (written, lastRow) = try access.announcing(through: connection) { announce in
-                    try connection.transaction(begin: begin) {
-                        let (change, result) = try body(&writer)
-                        try announce(change)
-                        guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
-                        // Sent with the COMMIT where the dialect folds it in: one round trip less.
-                        if dialect.history.foldsIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
-                        return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
-                    }
+                let (written, lastRow) = try connection.transaction(begin: begin) {
+                    let (change, result) = try body(&writer)
+                    guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
+                    // Sent with the COMMIT where the dialect folds it in: one round trip less.
+                    if dialect.history.foldsIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
+                    return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
                 }
                 turn?.keys = writer.keyHandover()
                 let (change, result, appended) = written
@@ -38,7 +35,10 @@ extension Store {
                 if case .integer(let returned)? = lastRow?.first { token = returned }
                 externalFiles?.remove(writer.replacedFiles)
                 if let token { access.noteCommittedTransaction(token, in: &turn) }
-                if !change.isEmpty { access.publish(change, from: session.inbox) }
+                if !change.isEmpty {
+                    access.publish(change, from: session.inbox)
+                    access.announce(change)
+                }
                 return (result, token)
             }
         } catch {

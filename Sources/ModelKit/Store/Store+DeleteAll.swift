@@ -9,20 +9,18 @@ extension Store {
             try write(trace: nil) { writer in
                 let change = StoreChange(isExternal: true, origin: ObjectIdentifier(self))
                 var files: [String] = []
-                try access.announcing(through: writer) { announce in
-                    try writer.transaction {
-                        if externalFiles != nil {
-                            for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
-                                files += ExternalFiles.names(in: try writer.statement(select).rows())
-                            }
+                try writer.transaction {
+                    if externalFiles != nil {
+                        for select in entities.compactMap({ RelationshipSQL.externalValues(of: $0, keys: nil) }) {
+                            files += ExternalFiles.names(in: try writer.statement(select).rows())
                         }
-                        for table in tables { try writer.execute(TableSQL.deleteAll(from: table)) }
-                        if recordsHistory { try HistoryTable.deleteAll(in: writer) }
-                        try announce(change)
                     }
+                    for table in tables { try writer.execute(TableSQL.deleteAll(from: table)) }
+                    if recordsHistory { try HistoryTable.deleteAll(in: writer) }
                 }
                 externalFiles?.remove(files)
                 access.publish(change, from: nil)
+                access.announce(change)
             }
         } catch let failure as any DatabaseFailure {
             throw error(for: failure)

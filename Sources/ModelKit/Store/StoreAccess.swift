@@ -28,9 +28,9 @@ final class StoreAccess: @unchecked Sendable {
     let noticesOtherProcesses: Bool
     /// Identifies this process's access in the announcements other instances hear.
     let instance = UUID().uuidString
-    /// Delivers other instances' announcements on the channel they go to, for a driver's
+    /// Delivers other instances' announcements, and sends this process's, for a driver's
     /// database: set with ``listen(on:)``.
-    private let listening = Mutex<(listener: any DriverListener, channel: String)?>(nil)
+    private let listening = Mutex<(any DriverListener)?>(nil)
     /// Bumped by every commit a context of the process makes, and by every commit of another
     /// process noticed. A context that has merged up to the current generation is fresh.
     let generation = Atomic<UInt64>(0)
@@ -56,7 +56,11 @@ final class StoreAccess: @unchecked Sendable {
     private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
     private let idle = Mutex<[IdleConnection]>([])
     private let inboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
-    private let announcements = Mutex(AnnouncementBatch())
+    /// Paces this process's announcements to other instances (see ``AnnouncementPacer``).
+    private let announcements = Mutex(AnnouncementPacer(interval: StoreAccess.announcementInterval))
+    /// The least time between two announcements of the process: another instance hears a commit
+    /// at most this late, and a busy instance costs the server 20 announcements a second.
+    static let announcementInterval = Duration.milliseconds(50)
 
     private static let registry = Mutex<[String: WeakAccess]>([:])
 
@@ -217,59 +221,29 @@ final class StoreAccess: @unchecked Sendable {
                 guard let self, let change = StoreChange(announcement: payload, ignoring: instance) else { return }
                 publish(change, from: nil)
             }
-            if let listener { listening = (listener, channel) }
+            if let listener { listening = listener }
         }
     }
 
-    /// Runs `body`, which runs a transaction on `connection` and calls `announce` with its
-    /// change inside it, then sends what the commit owes other instances (see
-    /// ``AnnouncementBatch``), whether it committed or not. Only drivers' databases announce.
-    func announcing<R>(through connection: Connection, _ body: (_ announce: (StoreChange) throws -> Void) throws -> R) throws -> R {
-        var announcing = Announcing.nothing
-        var committed = false
-        defer { finishAnnouncing(announcing, committed: committed, through: connection) }
-        let result = try body { announcing = try announce($0, through: connection) }
-        committed = true
-        return result
+    /// Tells other instances, through the listener's connection, of `change`, which a commit of
+    /// this process made: at once after a quiet spell, else with the next paced announcement
+    /// (see ``AnnouncementPacer``). Only drivers' databases announce. A failed announcement is
+    /// dropped, as a failed `NOTIFY` after a `COMMIT` is: the data is saved.
+    func announce(_ change: StoreChange) {
+        guard !change.isEmpty, listening.withLock({ $0 != nil }) else { return }
+        guard let due = announcements.withLock({ $0.add(change, now: .now) }) else { return }
+        let wait = ContinuousClock.now.duration(to: due)
+        guard wait > .zero else { return sendAnnouncement() }
+        let (seconds, attoseconds) = wait.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.sendAnnouncement() }
     }
 
-    /// Announces `change` with the commit of the transaction under way on `connection` or, when
-    /// another commit of the process is carrying announcements, through that one.
-    private func announce(_ change: StoreChange, through connection: Connection) throws -> Announcing {
-        guard !change.isEmpty, let channel = listening.withLock({ $0?.channel }) else { return .nothing }
-        switch announcements.withLock({ $0.role() }) {
-        case .carrier:
-            do {
-                try connection.notify(channel, payload: change.announcement(from: instance))
-            } catch {
-                finishAnnouncing(.carrier(channel), committed: false, through: connection)
-                throw error
-            }
-            return .carrier(channel)
-        case .leaver:
-            return .leaver(channel, change)
-        }
-    }
-
-    /// What a commit owes other instances once it is over.
-    private enum Announcing {
-        case nothing
-        case carrier(String)
-        case leaver(String, StoreChange)
-    }
-
-    /// Sends, outside the transaction, what the commit owes: as the carrier, the changes other
-    /// commits left to it; as a leaver whose carrier has finished, its own. A failed
-    /// announcement is dropped, as one sent with a `COMMIT` is: the data is saved.
-    private func finishAnnouncing(_ announcing: Announcing, committed: Bool, through connection: Connection) {
-        let owed: (String, StoreChange)?
-        switch announcing {
-        case .nothing: owed = nil
-        case .carrier(let channel): owed = announcements.withLock { $0.carrierFinished() }.map { (channel, $0) }
-        case .leaver(let channel, let change): owed = committed ? announcements.withLock { $0.leave(change) }.map { (channel, $0) } : nil
-        }
-        guard let (channel, change) = owed else { return }
-        try? connection.notify(channel, payload: change.announcement(from: instance))
+    /// Sends every change the pacer holds, in one announcement.
+    private func sendAnnouncement() {
+        let change = announcements.withLock { $0.take(now: .now) }
+        guard !change.isEmpty, let listener = listening.withLock({ $0 }) else { return }
+        listener.announce(change.announcement(from: instance))
     }
 
     // MARK: Change fan-out

@@ -36,6 +36,34 @@ struct PostgresInstanceTests {
         #expect(held.title == "final")
     }
 
+    /// Announcements go out on the listening connection: one made while it is down waits for
+    /// the next one, and the other instance still hears the save.
+    @Test func aSaveAnnouncedWhileTheListeningConnectionIsDownReachesTheOtherInstance() throws {
+        let database = PostgresTestDatabase()
+        let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)
+        let second = try database.container(for: TodoItem.self, Trip.self, instance: 2)
+        let writer = ModelContext(first)
+        let item = TodoItem(title: "draft")
+        writer.insert(item)
+        try writer.save()
+        let reader = ModelContext(second)
+        let held = try #require(reader.model(for: item.persistentModelID) as? TodoItem)
+        let heard = Heard()
+        let observation = second.observeStoreChanges { heard.append($0) }
+        defer { observation.cancel() }
+
+        try database.dropConnections(instance: 1)
+        item.title = "final"
+        // The writer's own connection dropped too: a save may fail with `connectionLost`, as
+        // documented, and the next one reconnects.
+        if (try? writer.save()) == nil { try writer.save() }
+        // Long, for a full test run on two cores; alone, the listener is back within a second.
+        let calls = heard.wait(timeout: 60)
+        #expect(calls.first?.names == ["TodoItem"], "the other instance heard the save")
+        _ = try reader.fetchCount(FetchDescriptor<Trip>())  // any read merges what was heard
+        #expect(held.title == "final")
+    }
+
     @Test func rapidSavesOfOneInstanceAllReachTheModelsAnotherInstanceHolds() throws {
         let database = PostgresTestDatabase()
         let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)

@@ -59,50 +59,37 @@ struct PostgresTransactionStateTests {
         #expect(state.afterDrop == .reconnect)
     }
 
-    @Test func announcementsInsideATransactionFollowItsCommitAndAreSharedByNoOther() {
+    @Test func theSameStartIsSplitOnceAndADifferentOneAnew() {
         var state = PostgresTransactionState()
-        #expect(state.announce("NOTIFY a", serverInTransaction: false) == .sendNow)
-        #expect(state.announce("NOTIFY a", serverInTransaction: true) == .held, "inside a transaction begun by hand")
+        state.begin(begin)
+        #expect(state.takeOpening() == ["BEGIN", "SET LOCAL synchronous_commit TO off"])
+        _ = state.rollback(connected: true)
+        state.begin("BEGIN")
+        #expect(state.phase == .held(["BEGIN"]))
         _ = state.rollback(connected: true)
         state.begin(begin)
-        #expect(state.announce("NOTIFY b", serverInTransaction: false) == .held)
-        #expect(state.announce("NOTIFY c", serverInTransaction: true) == .held)
-        let ending = state.commit()
-        #expect(ending.trailing == ["COMMIT", "NOTIFY b", "NOTIFY c"])
-        state.ended()
-        state.begin(begin)
-        #expect(state.commit().trailing == ["COMMIT"], "the last transaction's announcements went with it")
-        state.begin(begin)
-        _ = state.announce("NOTIFY d", serverInTransaction: true)
-        _ = state.rollback(connected: true)
-        state.begin(begin)
-        #expect(state.commit().trailing == ["COMMIT"], "a rolled-back transaction announces nothing")
+        #expect(state.phase == .held(["BEGIN", "SET LOCAL synchronous_commit TO off"]))
     }
 
-    /// A pipeline of a held start (2 commands), a statement and a `COMMIT` with an announcement:
-    /// a failure at each command.
-    @Test(arguments: 0..<5)
-    func aPipelineFailureAtEachCommandIsReportedOnlyUpToTheCommit(failing: Int) {
-        let (kept, checked, count) = (2, 4, 5)
-        var reader = PostgresResultReader(kept: kept, checked: checked)
+    /// A pipeline of a held start (2 commands), a statement and a `COMMIT`: a failure at each
+    /// command fails the round trip.
+    @Test(arguments: 0..<4)
+    func aPipelineFailureAtEachCommandIsReported(failing: Int) {
+        let (kept, count) = (2, 4)
+        var reader = PostgresResultReader(kept: kept)
         var actions: [PostgresResultReader.Action] = []
         for index in 0..<count {
             let status: PostgresResultReader.Status = index < failing ? .succeeded : index == failing ? .failed : .aborted
             actions.append(reader.read(command: index, status))
         }
-        if failing < checked {
-            #expect(reader.outcome(synced: true) == .failed)
-            #expect(reader.failedCommand == failing)
-            #expect(actions[failing] == .fail)
-            #expect(actions.filter { $0 == .keep }.count == (failing > kept ? 1 : 0), "a kept result before the failure is cleared by the caller")
-        } else {
-            #expect(reader.outcome(synced: true) == .success, "an announcement that fails after the COMMIT is dropped")
-            #expect(actions[kept] == .keep && actions[failing] == .discard)
-        }
+        #expect(reader.outcome(synced: true) == .failed)
+        #expect(reader.failedCommand == failing)
+        #expect(actions[failing] == .fail)
+        #expect(actions.filter { $0 == .keep }.count == (failing > kept ? 1 : 0), "a kept result before the failure is cleared by the caller")
     }
 
     @Test func aRoundTripCutShortOrNeverSyncedIsIncomplete() {
-        var reader = PostgresResultReader(kept: 2, checked: 4)
+        var reader = PostgresResultReader(kept: 2)
         _ = reader.read(command: 0, .succeeded)
         _ = reader.read(command: 1, .succeeded)
         #expect(reader.outcome(synced: false) == .incomplete, "dropped before the statement's result")
@@ -112,7 +99,7 @@ struct PostgresTransactionStateTests {
     }
 
     @Test func onlyTheFirstResultOfTheKeptCommandIsKept() {
-        var reader = PostgresResultReader(kept: 0, checked: 1)
+        var reader = PostgresResultReader(kept: 0)
         #expect(reader.read(command: 0, .succeeded) == .keep)
         #expect(reader.read(command: 0, .succeeded) == .discard)
     }

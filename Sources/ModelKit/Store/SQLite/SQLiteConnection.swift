@@ -49,9 +49,6 @@ final class SQLiteConnection: DatabaseConnection {
 
     var lastInsertedRowID: Int64? { sqlite3_last_insert_rowid(handle) }
 
-    /// Nothing to announce: other processes hear commits through ``externalCommitCount()``.
-    func notify(_ channel: String, payload: String) throws {}
-
     // MARK: Hearing other processes
 
     /// The pager's data version: changes whenever the database changed, through this connection
