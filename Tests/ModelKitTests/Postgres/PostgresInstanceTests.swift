@@ -88,7 +88,7 @@ struct PostgresInstanceTests {
         #expect(held.priority == 100)
     }
 
-    /// Saves made at once share announcements (``AnnouncementBatch``): every row is still
+    /// Saves made at once share announcements (``AnnouncementPacer``): every row is still
     /// announced, so the models another instance holds all reach their last values.
     @Test func concurrentSavesOfOneInstanceShareAnnouncementsAndEveryRowIsHeard() async throws {
         let database = PostgresTestDatabase()
