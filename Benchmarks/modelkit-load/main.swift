@@ -89,8 +89,11 @@ func libpqURL(_ server: URL, schema: String) -> URL {
     return components.url!
 }
 
-func container(_ server: URL, schema: String) throws -> ModelContainer {
-    try ModelContainer(for: Schema([LoadItem.self]), configurations: [PostgresConfiguration(url: url(server, schema: schema))])
+/// A container keeping as many idle connections as the instance serves requests at once, as
+/// the ModelKitPostgres article advises (libpq's side keeps one a request loop).
+func container(_ server: URL, schema: String, concurrency: Int = 16) throws -> ModelContainer {
+    try ModelContainer(
+        for: Schema([LoadItem.self]), configurations: [PostgresConfiguration(url: url(server, schema: schema), pooledConnections: concurrency)])
 }
 
 /// A child: one instance running one side until its time is up; prints the requests it served
@@ -105,7 +108,7 @@ func runChild(_ options: Options, server: URL) async throws {
             process: child.process, run: child.run, from: child.start, until: end)
     } else {
         guard let mode = EngineMode(rawValue: child.side) else { usage() }
-        let container = try container(server, schema: child.schema)
+        let container = try container(server, schema: child.schema, concurrency: options.concurrency)
         served = try await runEngine(
             container, mode: mode, workload: options.workload, rows: options.rows, concurrency: options.concurrency, process: child.process,
             run: child.run, from: child.start, until: end)

@@ -58,7 +58,7 @@ public final class ModelContext {
         handle = ContextHandle(container: container, store: nil)
         autosaveEnabled = false
         isMainContext = false
-        links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox()) }
+        links = container.stores.map { StoreLink(store: $0, container: container) }
         statementTrace = container.statementTraceOfNewContexts
         claimHandles()
     }
@@ -72,7 +72,7 @@ public final class ModelContext {
         autosaveEnabled = true
         isMainContext = true
         let reference = MainContextReference()
-        links = container.stores.map { StoreLink(store: $0, container: container, inbox: ChangeInbox { reference.scheduleMerge() }) }
+        links = container.stores.map { StoreLink(store: $0, container: container) { reference.scheduleMerge() } }
         statementTrace = container.statementTraceOfNewContexts
         claimHandles()
         reference.context = self

@@ -2,7 +2,7 @@
 /// inbox the store's commits arrive in, and how far the context has merged them.
 final class StoreLink {
     let store: Store
-    /// Receives what other contexts commit to the store; drained before each read.
+    /// Reads what other contexts commit to the store; drained before each read.
     let inbox: ChangeInbox
     /// What the context's models with a row in the store point at; see ``ContextHandle``.
     let handle: ContextHandle
@@ -13,12 +13,13 @@ final class StoreLink {
     /// The reader's data version when the context last looked for other processes' commits.
     var readerDataVersion: UInt32?
 
-    init(store: Store, container: ModelContainer, inbox: ChangeInbox) {
+    /// - Parameter onChange: called after another context commits to the store (see
+    ///   ``ChangeInbox/onChange``).
+    init(store: Store, container: ModelContainer, onChange: (@Sendable () -> Void)? = nil) {
         self.store = store
-        self.inbox = inbox
         handle = ContextHandle(container: container, store: store.identity)
         mergedGeneration = store.access.generation.load(ordering: .sequentiallyConsistent)
-        store.access.subscribe(inbox)
+        inbox = store.access.subscribe(onChange: onChange)
     }
 
     deinit {

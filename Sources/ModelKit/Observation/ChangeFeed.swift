@@ -12,8 +12,7 @@ final class ChangeFeed: Sendable {
 
     init(container: ModelContainer, onChange: @escaping @Sendable () -> Void) {
         subscriptions = container.stores.map { store in
-            let inbox = ChangeInbox(onChange: onChange)
-            store.access.subscribe(inbox)
+            let inbox = store.access.subscribe(onChange: onChange)
             store.access.startWatching()
             return (store.access, inbox)
         }

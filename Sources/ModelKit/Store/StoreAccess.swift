@@ -55,7 +55,12 @@ final class StoreAccess: @unchecked Sendable {
     /// the timer that checks while there are any.
     private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
     private let idle = Mutex<[IdleConnection]>([])
+    /// What the process's contexts commit, for each to read (see ``ChangeLog``).
+    let changes = ChangeLog()
+    /// Every inbox reading ``changes``: what the log may let go of is what they all read.
     private let inboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
+    /// The inboxes told of each change as it is published.
+    private let toldInboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
     /// Paces this process's announcements to other instances (see ``AnnouncementPacer``).
     private let announcements = Mutex(AnnouncementPacer(interval: StoreAccess.announcementInterval))
     /// The least time between two announcements of the process: another instance hears a commit
@@ -248,26 +253,43 @@ final class StoreAccess: @unchecked Sendable {
 
     // MARK: Change fan-out
 
-    /// Starts delivering other contexts' changes to `inbox`.
-    func subscribe(_ inbox: ChangeInbox) {
-        inboxes.withLock { $0[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox) }
+    /// A new reader of what the process's other contexts commit from now on; `onChange` is called
+    /// after each commit, from the committing thread.
+    func subscribe(onChange: (@Sendable () -> Void)? = nil) -> ChangeInbox {
+        let inbox = inboxes.withLock { inboxes in
+            // Made under the lock, so that no trim lets go of what it has yet to read.
+            let inbox = ChangeInbox(log: changes, onChange: onChange)
+            inboxes[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox)
+            return inbox
+        }
+        if onChange != nil { toldInboxes.withLock { $0[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox) } }
+        return inbox
     }
 
     func unsubscribe(_ inbox: ChangeInbox) {
         _ = inboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(inbox)) }
+        if inbox.onChange != nil { _ = toldInboxes.withLock { $0.removeValue(forKey: ObjectIdentifier(inbox)) } }
     }
 
-    /// Delivers `change` to every subscribed inbox but `source`'s, and bumps the generation.
-    /// Every inbox holds the change before any is told of it, so an observer told of a change
-    /// finds it in every context's next read.
+    /// Appends `change` to the log every context reads (but `source`'s), bumps the generation,
+    /// and tells the inboxes that asked. Every context can read the change before any inbox is
+    /// told of it, so an observer told of a change finds it in every context's next read.
     func publish(_ change: StoreChange, from source: ChangeInbox?) {
+        let (sequence, shouldTrim) = changes.append(change, from: source)
+        source?.wrote(sequence)
         generation.add(1, ordering: .sequentiallyConsistent)
-        // The dictionary is copied (a reference) under the lock and read outside it: a save
-        // holds the lock that every new and departing context takes for as short as it can.
-        let subscribed = inboxes.withLock { $0 }
-        let targets = subscribed.values.compactMap(\.inbox).filter { $0 !== source }
-        for inbox in targets { inbox.keep(change) }
-        for inbox in targets { inbox.onChange?() }
+        if shouldTrim { trimChanges() }
+        // Copied (a reference) under the lock and read outside it.
+        let told = toldInboxes.withLock { $0 }
+        for inbox in told.values.compactMap(\.inbox) where inbox !== source { inbox.onChange?() }
+    }
+
+    /// Lets the log go of what every inbox has read.
+    private func trimChanges() {
+        let read = inboxes.withLock { inboxes in
+            inboxes.values.compactMap { $0.inbox?.position.load(ordering: .acquiring) }.min()
+        }
+        changes.trim(readUpTo: read ?? changes.latest.load(ordering: .acquiring))
     }
 }
 

@@ -3,42 +3,131 @@ import Testing
 
 @testable import ModelKit
 
-/// A context's inbox of other contexts' changes stays bounded however long the context does not
-/// read, and the context still sees every change when it does.
+/// What a context reads of other contexts' commits, through its inbox in the store's shared log:
+/// every change others made since it last read, in order, never its own; bounded however long a
+/// context does not read, and then one change of unknown rows.
 @Suite struct ChangeInboxTests {
     private func change(inserting keys: Range<Int64>) -> StoreChange {
         StoreChange(inserted: ["Item": Array(keys)])
     }
 
-    @Test func changesUpToTheKeyLimitDrainAsDeliveredAndPastItAsOneChangeOfUnknownRows() {
-        let inbox = ChangeInbox(keyLimit: 10)
-        inbox.keep(change(inserting: 0..<4))
-        inbox.keep(change(inserting: 4..<10))
-        #expect(inbox.drain().map(\.keyCount) == [4, 6])
-        #expect(!inbox.hasChanges)
-        inbox.keep(change(inserting: 0..<4))  // counting starts again after a drain
-        #expect(inbox.drain().map(\.keyCount) == [4])
-        inbox.keep(change(inserting: 0..<6))
-        inbox.keep(change(inserting: 6..<11))
-        inbox.keep(change(inserting: 11..<12))
-        let collapsed = inbox.drain()
+    @Test func anInboxReadsOthersChangesInOrderOnceAndNeverItsOwn() {
+        let log = ChangeLog()
+        let mine = ChangeInbox(log: log)
+        let other = ChangeInbox(log: log)
+        _ = log.append(change(inserting: 0..<1), from: other)
+        let (sequence, _) = log.append(change(inserting: 1..<2), from: mine)
+        mine.wrote(sequence)
+        _ = log.append(change(inserting: 2..<3), from: nil)
+        #expect(mine.hasChanges)
+        #expect(mine.drain().map { $0.inserted["Item"] } == [[0], [2]])
+        #expect(!mine.hasChanges && mine.drain().isEmpty)
+        #expect(other.drain().map { $0.inserted["Item"] } == [[1], [2]])
+        let late = ChangeInbox(log: log)
+        #expect(!late.hasChanges, "an inbox reads what is committed after it is made")
+    }
+
+    @Test func aContextsOwnCommitLeavesNothingToReadWhenNothingCameBetween() {
+        let log = ChangeLog()
+        let mine = ChangeInbox(log: log)
+        mine.wrote(log.append(change(inserting: 0..<1), from: mine).sequence)
+        #expect(!mine.hasChanges)
+        _ = log.append(change(inserting: 1..<2), from: nil)
+        mine.wrote(log.append(change(inserting: 2..<3), from: mine).sequence)
+        #expect(mine.hasChanges, "another change came between")
+        #expect(mine.drain().map { $0.inserted["Item"] } == [[1]])
+    }
+
+    @Test func pastTheKeyLimitALaggingInboxReadsOneChangeOfUnknownRowsAndAnInboxThatKeptUpReadsEveryChange() {
+        let log = ChangeLog(keyLimit: 10)
+        let lagging = ChangeInbox(log: log)
+        let reading = ChangeInbox(log: log)
+        _ = log.append(change(inserting: 0..<6), from: nil)
+        #expect(reading.drain().map(\.keyCount) == [6])
+        _ = log.append(change(inserting: 6..<11), from: nil)
+        #expect(log.count == 1, "the oldest entry went to keep the log within its limit")
+        #expect(reading.drain().map(\.keyCount) == [5])
+        let collapsed = lagging.drain()
         #expect(collapsed.count == 1 && collapsed[0].isExternal)
-        inbox.keep(change(inserting: 0..<3))
-        #expect(inbox.drain().map(\.keyCount) == [3])
+        _ = log.append(change(inserting: 0..<3), from: nil)
+        #expect(lagging.drain().map(\.keyCount) == [3], "it reads normally again")
     }
 
     @Test func aChangeOfUnknownRowsTakesInEveryChangeAfterIt() {
-        let inbox = ChangeInbox(keyLimit: 10)
-        inbox.keep(change(inserting: 0..<2))
-        inbox.keep(.external)
-        inbox.keep(change(inserting: 2..<4))
+        let log = ChangeLog()
+        let inbox = ChangeInbox(log: log)
+        _ = log.append(change(inserting: 0..<2), from: nil)
+        _ = log.append(.external, from: nil)
+        _ = log.append(change(inserting: 2..<4), from: nil)
         let drained = inbox.drain()
         #expect(drained.count == 1 && drained[0].isExternal)
     }
 
-    /// A context that did not read while another saved more keys than its inbox keeps still
-    /// sees the update and the delete of the models it holds on its next read.
-    @Test func aContextIdleThroughMoreKeysThanItsInboxKeepsSeesEveryChangeOnItsNextRead() throws {
+    @Test func trimmingLetsGoOfWhatEveryInboxReadAndNothingElse() {
+        let log = ChangeLog()
+        let inbox = ChangeInbox(log: log)
+        for key in Int64(0)..<5 { _ = log.append(change(inserting: key..<(key + 1)), from: nil) }
+        log.trim(readUpTo: 3)
+        #expect(log.count == 2)
+        #expect(inbox.drain().count == 1 && inbox.drain().isEmpty, "lost entries read as one change of unknown rows")
+        log.trim(readUpTo: log.latest.load(ordering: .relaxed))
+        #expect(log.count == 0)
+        _ = log.append(change(inserting: 9..<10), from: nil)
+        #expect(inbox.drain().map { $0.inserted["Item"] } == [[9]])
+    }
+
+    /// Random commits, reads and trims by several inboxes, checked against what each must read:
+    /// every change of the others since it last read, in order, or one change of unknown rows
+    /// when the log let go of one of them.
+    @Test func randomCommitsReadsAndTrimsGiveEveryInboxWhatOthersCommittedInOrder() {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        print("ChangeInboxTests seed \(seed)")
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            random ^= random << 13
+            random ^= random >> 7
+            random ^= random << 17
+            return Int(random % UInt64(bound))
+        }
+        let log = ChangeLog(keyLimit: 40)
+        let inboxes = (0..<4).map { _ in ChangeInbox(log: log) }
+        var expected: [[Int64]] = Array(repeating: [], count: 4)
+        var lost = Array(repeating: false, count: 4)
+        var appended: [(key: Int64, source: Int?)] = []
+        var read = Array(repeating: 0, count: 4)  // how many of `appended` each inbox read up to
+        for step in 0..<5_000 {
+            switch next(10) {
+            case 0..<5:
+                let source = next(5)
+                let key = Int64(step)
+                let inbox = source < 4 ? inboxes[source] : nil
+                let (sequence, _) = log.append(StoreChange(inserted: ["Item": [key]]), from: inbox)
+                inbox?.wrote(sequence)
+                appended.append((key, source < 4 ? source : nil))
+                if let source = source < 4 ? source : nil, read[source] == appended.count - 1 { read[source] = appended.count }
+            case 5..<9:
+                let reader = next(4)
+                for (key, source) in appended[read[reader]...] where source != reader { expected[reader].append(key) }
+                let firstKept = appended.count - log.count
+                if read[reader] < firstKept { lost[reader] = true }
+                read[reader] = appended.count
+                let drained = inboxes[reader].drain()
+                if lost[reader] {
+                    #expect(drained.count == 1 && drained[0].isExternal, "seed \(seed)")
+                } else {
+                    #expect(drained.flatMap { $0.inserted["Item"] ?? [] } == expected[reader], "seed \(seed), step \(step)")
+                }
+                expected[reader] = []
+                lost[reader] = false
+            default:
+                log.trim(readUpTo: inboxes.map { $0.position.load(ordering: .relaxed) }.min()!)
+            }
+        }
+    }
+
+    /// A context that did not read while another saved more keys than the log keeps still sees
+    /// the update and the delete of the models it holds on its next read.
+    @Test func aContextIdleThroughMoreKeysThanTheLogKeepsSeesEveryChangeOnItsNextRead() throws {
         let container = try inMemoryContainer(for: TodoItem.self)
         let writer = ModelContext(container)
         writer.insert(TodoItem(title: "kept"))
@@ -47,7 +136,7 @@ import Testing
         let idle = ModelContext(container)
         let held = try idle.fetch(FetchDescriptor<TodoItem>(sortBy: [SortDescriptor(\.title)]))
         #expect(held.map(\.title) == ["gone", "kept"])
-        for index in 0...idle.links[0].inbox.keyLimit { writer.insert(TodoItem(title: "bulk \(index)")) }
+        for index in 0...idle.links[0].inbox.log.keyLimit { writer.insert(TodoItem(title: "bulk \(index)")) }
         try writer.save()
         let (gone, kept) = (held[0].persistentModelID, held[1].persistentModelID)
         try #require(writer.model(for: kept) as? TodoItem).priority = 9
@@ -56,5 +145,18 @@ import Testing
         idle.processPendingChanges()
         #expect(held[1].priority == 9)
         #expect(held[0].isDeleted)
+    }
+
+    /// Contexts that come and go while others save: the log keeps only what a live context has
+    /// yet to read, whatever the number of saves.
+    @Test func theLogKeepsOnlyWhatALiveContextHasYetToRead() throws {
+        let container = try inMemoryContainer(for: TodoItem.self)
+        let access = try #require(container.stores.first).access
+        for round in 0..<(ChangeLog.trimInterval * 3) {
+            let context = ModelContext(container)
+            context.insert(TodoItem(title: "item \(round)"))
+            try context.save()
+        }
+        #expect(access.changes.count <= ChangeLog.trimInterval, "entries every inbox read were let go of")
     }
 }
