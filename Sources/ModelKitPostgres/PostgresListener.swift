@@ -33,8 +33,16 @@ final class PostgresListener: DriverListener {
         state.wake()
     }
 
+    /// Past this many announcements waiting (the connection is down), they are replaced by one
+    /// that says anything may have changed.
+    static let outboxLimit = 16
+    /// What every instance reads as a change of unknown rows, this one's included.
+    static let anythingChanged = "{\"from\":\"\",\"all\":true}"
+
     func announce(_ payload: String) {
-        state.outbox.withLock { $0.append(payload) }
+        state.outbox.withLock { outbox in
+            if outbox.count < Self.outboxLimit { outbox.append(payload) } else { outbox = [Self.anythingChanged] }
+        }
         state.wake()
     }
 
@@ -53,7 +61,7 @@ final class PostgresListener: DriverListener {
                 Thread.sleep(forTimeInterval: 0.5)
                 if let fresh = try? listeningConnection(keywords: keywords, values: values, channel: channel) {
                     box.connection = fresh
-                    receive("{\"from\":\"\",\"all\":true}")  // notifications may have been missed
+                    receive(anythingChanged)  // notifications may have been missed
                 }
                 continue
             }
@@ -75,6 +83,9 @@ final class PostgresListener: DriverListener {
                 receive(payload)
             }
         }
+        // Released: what is queued goes out, over a new connection if the last one dropped.
+        guard !box.outbox.withLock({ $0.isEmpty }) else { return }
+        if box.connection == nil { box.connection = try? listeningConnection(keywords: keywords, values: values, channel: channel) }
         if let connection = box.connection { send(box, on: connection, channel: channel) }
     }
 

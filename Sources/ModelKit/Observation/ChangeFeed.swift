@@ -10,9 +10,11 @@ import Synchronization
 final class ChangeFeed: Sendable {
     private let subscriptions: [(access: StoreAccess, inbox: ChangeInbox)]
 
-    init(container: ModelContainer, onChange: @escaping @Sendable () -> Void) {
+    /// - Parameter reads: whether the feed's owner drains it; a feed only told of commits (a
+    ///   history observer's, which reads the history instead) keeps nothing in the stores' logs.
+    init(container: ModelContainer, reads: Bool = true, onChange: @escaping @Sendable () -> Void) {
         subscriptions = container.stores.map { store in
-            let inbox = store.access.subscribe(onChange: onChange)
+            let inbox = store.access.subscribe(reads: reads, onChange: onChange)
             store.access.startWatching()
             return (store.access, inbox)
         }

@@ -68,7 +68,7 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         context = ModelContext(modelContainer)
         tokens = try Self.startingTokens(historyTokens, in: context)
         let reference = WeakHistoryObserver()
-        feed = ChangeFeed(container: modelContainer) { reference.observer?.scheduleCheck() }
+        feed = ChangeFeed(container: modelContainer, reads: false) { reference.observer?.scheduleCheck() }
         reference.observer = self
     }
 

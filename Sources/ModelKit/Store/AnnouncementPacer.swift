@@ -30,12 +30,24 @@ struct AnnouncementPacer {
         return max(now, lastSent + interval)
     }
 
-    /// The scheduled announcement is due, at `now`: every change added since the last one, merged.
+    /// The scheduled announcement is due, at `now`: every change added since the last one,
+    /// merged, each row named once.
     mutating func take(now: ContinuousClock.Instant) -> StoreChange {
         isScheduled = false
         lastSent = now
         defer { pending = StoreChange() }
-        return pending
+        return pending.namingEachRowOnce
+    }
+}
+
+extension StoreChange {
+    /// The change with each key named once per kind: a row saved many times within an interval
+    /// takes one place in the announcement, whose payload PostgreSQL limits.
+    var namingEachRowOnce: StoreChange {
+        func once(_ keys: [String: [Int64]]) -> [String: [Int64]] { keys.mapValues { Array(Set($0)).sorted() } }
+        var change = self
+        (change.inserted, change.updated, change.deleted) = (once(inserted), once(updated), once(deleted))
+        return change
     }
 }
 

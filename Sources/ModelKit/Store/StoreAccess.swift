@@ -254,13 +254,17 @@ final class StoreAccess: @unchecked Sendable {
     // MARK: Change fan-out
 
     /// A new reader of what the process's other contexts commit from now on; `onChange` is called
-    /// after each commit, from the committing thread.
-    func subscribe(onChange: (@Sendable () -> Void)? = nil) -> ChangeInbox {
-        let inbox = inboxes.withLock { inboxes in
-            // Made under the lock, so that no trim lets go of what it has yet to read.
-            let inbox = ChangeInbox(log: changes, onChange: onChange)
-            inboxes[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox)
-            return inbox
+    /// after each commit (see ``ChangeInbox/onChange``). An inbox that is only told, never read
+    /// (`reads: false`), does not keep the log's entries.
+    func subscribe(reads: Bool = true, onChange: (@Sendable () -> Void)? = nil) -> ChangeInbox {
+        let inbox = ChangeInbox(log: changes, onChange: onChange)
+        if reads {
+            // Registered at the position it was made with: the trim that reads positions runs
+            // under the same lock, so it lets go of nothing after that position.
+            inboxes.withLock { inboxes in
+                inbox.position.store(changes.latest.load(ordering: .acquiring), ordering: .releasing)
+                inboxes[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox)
+            }
         }
         if onChange != nil { toldInboxes.withLock { $0[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox) } }
         return inbox
@@ -275,8 +279,7 @@ final class StoreAccess: @unchecked Sendable {
     /// and tells the inboxes that asked. Every context can read the change before any inbox is
     /// told of it, so an observer told of a change finds it in every context's next read.
     func publish(_ change: StoreChange, from source: ChangeInbox?) {
-        let (sequence, shouldTrim) = changes.append(change, from: source)
-        source?.wrote(sequence)
+        let shouldTrim = changes.append(change, from: source)
         generation.add(1, ordering: .sequentiallyConsistent)
         if shouldTrim { trimChanges() }
         // Copied (a reference) under the lock and read outside it.
@@ -286,10 +289,11 @@ final class StoreAccess: @unchecked Sendable {
 
     /// Lets the log go of what every inbox has read.
     private func trimChanges() {
+        // The newest sequence is read under the lock too: an inbox made after it starts there.
         let read = inboxes.withLock { inboxes in
-            inboxes.values.compactMap { $0.inbox?.position.load(ordering: .acquiring) }.min()
+            inboxes.values.compactMap { $0.inbox?.position.load(ordering: .acquiring) }.min() ?? changes.latest.load(ordering: .acquiring)
         }
-        changes.trim(readUpTo: read ?? changes.latest.load(ordering: .acquiring))
+        changes.trim(readUpTo: read)
     }
 }
 

@@ -42,12 +42,17 @@ struct PostgresInstanceTests {
         let database = PostgresTestDatabase()
         let first = try database.container(for: TodoItem.self, Trip.self, instance: 1)
         let second = try database.container(for: TodoItem.self, Trip.self, instance: 2)
+        let heardDraft = Heard()
+        let draftObservation = second.observeStoreChanges { heardDraft.append($0) }
         let writer = ModelContext(first)
         let item = TodoItem(title: "draft")
         writer.insert(item)
         try writer.save()
+        try #require(!heardDraft.wait(timeout: 60).isEmpty, "the first save was heard before the drop")
+        draftObservation.cancel()
         let reader = ModelContext(second)
         let held = try #require(reader.model(for: item.persistentModelID) as? TodoItem)
+        #expect(held.title == "draft")
         let heard = Heard()
         let observation = second.observeStoreChanges { heard.append($0) }
         defer { observation.cancel() }

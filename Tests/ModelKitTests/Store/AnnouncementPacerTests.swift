@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ModelKit
@@ -33,8 +34,8 @@ import Testing
     }
 
     @Test func nothingIsLostOrSentTwiceUnderRandomTiming() {
-        let seed = UInt64.random(in: 1...UInt64.max)
-        print("AnnouncementPacerTests seed \(seed)")
+        let seed = ProcessInfo.processInfo.environment["ANNOUNCEMENT_PACER_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
+        print("AnnouncementPacerTests seed \(seed) (ANNOUNCEMENT_PACER_SEED)")
         var random = seed
         func next(_ bound: Int) -> Int {
             random ^= random << 13
@@ -64,6 +65,16 @@ import Testing
         #expect(sent == Array(0..<2_000), "seed \(seed): every change announced once, in order")
         let gaps = zip(sentAt, sentAt.dropFirst()).map { $1 - $0 }
         #expect(gaps.allSatisfy { $0 >= .milliseconds(20) }, "seed \(seed): announcements at least an interval apart")
+    }
+
+    @Test func aRowSavedManyTimesWithinAnIntervalIsNamedOnce() {
+        var pacer = AnnouncementPacer(interval: .milliseconds(50))
+        _ = pacer.add(change(1), now: start)
+        _ = pacer.take(now: start)
+        for _ in 0..<100 { _ = pacer.add(StoreChange(updated: ["Item": [7]]), now: start + .milliseconds(1)) }
+        _ = pacer.add(change(1), now: start + .milliseconds(2))
+        let taken = pacer.take(now: start + .milliseconds(50))
+        #expect(taken.updated["Item"] == [7] && taken.inserted["Item"] == [1])
     }
 
     @Test func aChangeOfUnknownRowsStaysUnknownWhenMerged() {
