@@ -64,7 +64,8 @@ final class StoreAccess: @unchecked Sendable {
     /// Paces this process's announcements to other instances (see ``AnnouncementPacer``).
     private let announcements = Mutex(AnnouncementPacer(interval: StoreAccess.announcementInterval))
     /// The least time between two announcements of the process: another instance hears a commit
-    /// at most this late, and a busy instance costs the server 20 announcements a second.
+    /// at most this late (and a round trip), and a busy instance costs the server 20
+    /// announcements a second.
     static let announcementInterval = Duration.milliseconds(50)
 
     private static let registry = Mutex<[String: WeakAccess]>([:])
