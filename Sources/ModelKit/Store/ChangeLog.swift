@@ -54,8 +54,11 @@ final class ChangeLog: Sendable {
     /// moves `source` past it when it had read everything before; returns whether it is time to
     /// ``trim(readUpTo:)``.
     func append(_ change: StoreChange, from source: ChangeInbox?) -> Bool {
-        state.withLock { state in
-            let entry = Entry(change: change, source: source.map(ObjectIdentifier.init))
+        // A change past the key limit alone is kept as one of unknown rows: a reader would read
+        // every model again either way, and the log does not hold its keys (8 MB a million).
+        let kept = change.keyCount > keyLimit ? StoreChange.external : change
+        return state.withLock { state in
+            let entry = Entry(change: kept, source: source.map(ObjectIdentifier.init))
             state.entries.append(entry)
             state.weight += entry.weight
             if state.weight > keyLimit || state.count > entryLimit { dropOldest(&state) }

@@ -98,6 +98,14 @@ import Testing
         #expect(taken.withLock { $0.sorted() } == (0..<Int64(total)).map { $0 })
     }
 
+    @Test func aChangePastTheKeyLimitAloneIsKeptAsOneOfUnknownRows() {
+        let log = ChangeLog(keyLimit: 10)
+        let inbox = ChangeInbox(log: log)
+        _ = log.append(change(inserting: 0..<11), from: nil)
+        let drained = inbox.drain()
+        #expect(drained.count == 1 && drained[0].isExternal && drained[0].keyCount == 0)
+    }
+
     @Test func aChangeOfUnknownRowsTakesInEveryChangeAfterIt() {
         let log = ChangeLog()
         let inbox = ChangeInbox(log: log)
