@@ -1,5 +1,5 @@
-/// A context's tie to one of its container's stores: the reader it opened there, the
-/// inbox the store's commits arrive in, and how far the context has merged them.
+/// A context's tie to one of its container's stores: the reader it opened there, its place in
+/// the store's change log (its inbox), and how far the context has merged them.
 final class StoreLink {
     let store: Store
     /// Reads what other contexts commit to the store; drained before each read.
