@@ -258,15 +258,15 @@ final class StoreAccess: @unchecked Sendable {
     /// after each commit (see ``ChangeInbox/onChange``). An inbox that is only told, never read
     /// (`reads: false`), does not keep the log's entries.
     func subscribe(reads: Bool = true, onChange: (@Sendable () -> Void)? = nil) -> ChangeInbox {
-        let inbox = ChangeInbox(log: changes, onChange: onChange)
-        if reads {
-            // Registered at the position it was made with: the trim that reads positions runs
-            // under the same lock, so it lets go of nothing after that position.
-            inboxes.withLock { inboxes in
-                inbox.position.store(changes.latest.load(ordering: .acquiring), ordering: .releasing)
+        let inbox =
+            reads
+            ? inboxes.withLock { inboxes in
+                // Made under the lock the trim reads positions under, so that no trim lets go
+                // of what it has yet to read.
+                let inbox = ChangeInbox(log: changes, onChange: onChange)
                 inboxes[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox)
-            }
-        }
+                return inbox
+            } : ChangeInbox(log: changes, onChange: onChange)
         if onChange != nil { toldInboxes.withLock { $0[ObjectIdentifier(inbox)] = WeakInbox(inbox: inbox) } }
         return inbox
     }

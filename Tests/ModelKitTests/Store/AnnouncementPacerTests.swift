@@ -36,13 +36,8 @@ import Testing
     @Test func nothingIsLostOrSentTwiceUnderRandomTiming() {
         let seed = ProcessInfo.processInfo.environment["ANNOUNCEMENT_PACER_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         print("AnnouncementPacerTests seed \(seed) (ANNOUNCEMENT_PACER_SEED)")
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            random ^= random << 13
-            random ^= random >> 7
-            random ^= random << 17
-            return Int(random % UInt64(bound))
-        }
+        let random = SeededRandom(seed: seed)
+        func next(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         var pacer = AnnouncementPacer(interval: .milliseconds(20))
         var now = start
         var due: ContinuousClock.Instant?

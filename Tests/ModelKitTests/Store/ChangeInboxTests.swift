@@ -135,13 +135,8 @@ import Testing
     @Test func randomCommitsReadsAndTrimsGiveEveryInboxWhatOthersCommittedInOrder() {
         let seed = ProcessInfo.processInfo.environment["CHANGE_LOG_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...UInt64.max)
         print("ChangeInboxTests seed \(seed) (CHANGE_LOG_SEED)")
-        var random = seed
-        func next(_ bound: Int) -> Int {
-            random ^= random << 13
-            random ^= random >> 7
-            random ^= random << 17
-            return Int(random % UInt64(bound))
-        }
+        let random = SeededRandom(seed: seed)
+        func next(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         let log = ChangeLog(keyLimit: 40)
         let inboxes = (0..<4).map { _ in ChangeInbox(log: log) }
         var lost = Array(repeating: false, count: 4)
