@@ -18,8 +18,8 @@ final class IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Calls `body` with every model of the entity `entity` names.
-    func forEachModel(of entity: ObjectIdentifier, _ body: (AnyObject) -> Void) {
+    /// Calls `body` with each model of the entity `entity` names until it returns false.
+    func forEachModel(of entity: ObjectIdentifier, _ body: (AnyObject) -> Bool) {
         table(of: entity)?.forEach(body)
     }
 
@@ -138,9 +138,10 @@ private final class EntityTable {
         (0..<capacity).compactMap { slots[$0].key == Self.empty ? nil : slots[$0].key }
     }
 
-    func forEach(_ body: (AnyObject) -> Void) {
+    /// Calls `body` with each model until it returns false.
+    func forEach(_ body: (AnyObject) -> Bool) {
         for slot in 0..<capacity where slots[slot].key != Self.empty {
-            if let model = slots[slot].model { body(model) }
+            if let model = slots[slot].model, !body(model) { return }
         }
     }
 

@@ -119,7 +119,7 @@ extension ModelContext {
             }
             if case .integer(let key) = stored { faults[index] = .toOne(key) } else { faults[index] = .some(nil) }
             // One not loaded holds the placeholder already; a write would load it first.
-            if storage.faults?[index] == nil { assignments.append((entity.columns[index], relationship.access.placeholder)) }
+            if !storage.hasFault(at: index) { assignments.append((entity.columns[index], relationship.access.placeholder)) }
         }
         storage.loading {
             for (column, value) in assignments + required { column.assign(value, to: model) }
@@ -163,7 +163,7 @@ extension ModelContext {
             for relationship in entity.orderedRelationships {
                 // One not loaded holds its placeholder already, and a write through its key path
                 // would read it, loading it, first.
-                if storage.faults?[relationship.column] == nil {
+                if !storage.hasFault(at: relationship.column) {
                     values.append((entity.columns[relationship.column], try row.value(at: relationship.column) as Any))
                 }
                 guard !relationship.isToMany, relationship.inverse?.isToMany == true else { continue }

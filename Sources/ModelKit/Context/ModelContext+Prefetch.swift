@@ -5,7 +5,7 @@ extension ModelContext {
         let entity = try entity(for: T.self)
         for keyPath in keyPaths {
             guard let column = entity.column(for: keyPath), let relationship = entity.relationshipsByColumn[column] else { continue }
-            let owners: [any PersistentModel] = models.filter { $0._$modelKit.faults?[column] != nil }
+            let owners: [any PersistentModel] = models.filter { $0._$modelKit.hasFault(at: column) }
             for start in stride(from: 0, to: owners.count, by: 10_000) {
                 try prefetch(relationship, of: Array(owners[start..<min(start + 10_000, owners.count)]))
             }

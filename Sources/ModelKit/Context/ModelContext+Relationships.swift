@@ -69,7 +69,7 @@ extension ModelContext {
         let relationships = storage.hasInitialRelationships ? entity.orderedRelationships : entity.unnotedRelationships
         storage.hasInitialRelationships = false
         for relationship in relationships where relationship.inverse != nil {
-            guard storage.faults?[relationship.column] == nil else { continue }
+            guard !storage.hasFault(at: relationship.column) else { continue }
             for related in relationship.access.read(model) {
                 relationship.inverse!.link(model, to: related)
             }
@@ -102,7 +102,7 @@ extension ModelContext {
     /// change: the engine moved `model`'s to-one to a stored value (a merge, a reload), which no
     /// setter kept in step. Lists not loaded yet will load the stored state.
     func follow(_ lists: [(any PersistentModel, RelationshipInfo, joins: Bool)], of model: any PersistentModel) {
-        for (target, list, joins) in lists where target._$modelKit.faults?[list.column] == nil {
+        for (target, list, joins) in lists where !target._$modelKit.hasFault(at: list.column) {
             guard !joins || !list.access.holds(target, model) else { continue }
             target._$modelKit.loading { _ = list.access.include(target, model, joins) }
         }
@@ -122,13 +122,16 @@ extension ModelContext {
             // Which of the entity's relationships some model loaded: stop looking once all have been.
             var unseen = entity.orderedRelationships
             forEachModel(of: entity) { model in
-                guard !unseen.isEmpty else { return }
-                let faults = model._$modelKit.faults
-                unseen.removeAll { relationship in
-                    guard faults?[relationship.column] == nil else { return false }
-                    loaded.insert(ObjectIdentifier(relationship))
-                    return true
+                let storage = model._$modelKit
+                var index = unseen.startIndex
+                while index < unseen.endIndex {
+                    guard !storage.hasFault(at: unseen[index].column) else {
+                        index += 1
+                        continue
+                    }
+                    loaded.insert(ObjectIdentifier(unseen.remove(at: index)))
                 }
+                return !unseen.isEmpty
             }
         }
         for entity in entities {
@@ -138,23 +141,22 @@ extension ModelContext {
             }
             guard !cyclic.isEmpty else { continue }
             forEachModel(of: entity) { model in
-                for relationship in cyclic where model._$modelKit.faults?[relationship.column] == nil {
+                for relationship in cyclic where !model._$modelKit.hasFault(at: relationship.column) {
                     unload(relationship, of: model)
                 }
+                return true
             }
         }
     }
 
-    /// Calls `body` with each registered model of `entity`, without a dynamic cast per model
-    /// outside a class hierarchy (whose classes share their root's slot).
-    private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
+    /// Calls `body` with each registered model of `entity` until it returns false, without a
+    /// dynamic cast per model outside a class hierarchy (whose classes share their root's slot).
+    private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Bool) {
         func visit<T: PersistentModel>(_ type: T.Type) {
             registered.forEachModel(of: entity.rootIdentifier) { object in
-                if !entity.isInHierarchy {
-                    body(unsafeDowncast(object, to: T.self))
-                } else if let model = object as? T {
-                    body(model)
-                }
+                if !entity.isInHierarchy { return body(unsafeDowncast(object, to: T.self)) }
+                guard let model = object as? T else { return true }
+                return body(model)
             }
         }
         visit(entity.type)

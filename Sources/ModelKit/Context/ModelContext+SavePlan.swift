@@ -42,7 +42,7 @@ extension ModelContext {
                 storage.isInserted || storage.changedColumns.contains(relationship.column)
             else { continue }
             let change: SavePlan.Links.Change
-            if storage.faults?[relationship.column] != nil {
+            if storage.hasFault(at: relationship.column) {
                 let outcome = deferredListChanges.outcome(of: model, list: relationship.column)
                 change = .apply(linking: outcome.joined.compactMap { planner.row(of: $0) }, unlinking: outcome.left.compactMap { planner.row(of: $0) })
             } else {
@@ -77,7 +77,7 @@ private struct SavePlanner {
     ) {
         guard !entity.relationshipsByColumn.isEmpty else { return }
         for relationship in entity.orderedRelationships where !relationship.isToMany {
-            guard columns?.contains(relationship.column) ?? true, model._$modelKit.faults?[relationship.column] == nil,
+            guard columns?.contains(relationship.column) ?? true, !model._$modelKit.hasFault(at: relationship.column),
                 let target = relationship.access.read(model).first, target._$modelKit.rowID == nil,
                 let place = place(of: target)
             else { continue }

@@ -15,22 +15,46 @@ extension ModelStorage {
     ///
     /// A short array searched in order rather than a dictionary: a model has a few relationships,
     /// and every loaded row with relationships makes one of these, where hashing and growing a
-    /// dictionary cost more than the lookups save.
+    /// dictionary cost more than the lookups save. One to-one's fault is kept apart, without the
+    /// array: a row whose only relationship left to load is its to-one (a child's parent) makes
+    /// no allocation, and the rows of an entity whose lazy relationships are to-manys share one
+    /// array (see ``Schema/Entity/toManyFaults``).
     struct Faults: ExpressibleByDictionaryLiteral {
-        private var entries: [(column: Int, fault: Fault)] = []
+        typealias Entry = (column: Int, fault: Fault)
+
+        /// The column of the to-one kept apart, plus one; 0 for none. Columns past 254 go in
+        /// ``entries``.
+        private(set) var toOneColumn: UInt8 = 0
+        /// The key the to-one kept apart holds.
+        private(set) var toOneKey: Int64 = 0
+        private(set) var entries: [Entry] = []
 
         init(dictionaryLiteral elements: (Int, Fault)...) {
-            entries = elements.map { (column: $0.0, fault: $0.1) }
+            for (column, fault) in elements { append(fault, at: column) }
         }
 
         init() {}
 
-        /// Adds the fault of a relationship that has none yet.
-        mutating func append(_ fault: Fault, at column: Int) {
-            entries.append((column, fault))
+        /// Faults at distinct columns, in the order they are searched.
+        init(entries: [Entry]) {
+            self.entries = entries
         }
 
-        var isEmpty: Bool { entries.isEmpty }
+        /// The parts ``ModelStorage/State`` keeps in fields of their own.
+        init(toOneColumn: UInt8, toOneKey: Int64, entries: [Entry]) {
+            (self.toOneColumn, self.toOneKey, self.entries) = (toOneColumn, toOneKey, entries)
+        }
+
+        /// Adds the fault of a relationship that has none yet.
+        mutating func append(_ fault: Fault, at column: Int) {
+            if toOneColumn == 0, case .toOne(let key) = fault, column < Int(UInt8.max) {
+                (toOneColumn, toOneKey) = (UInt8(column + 1), key)
+            } else {
+                entries.append((column, fault))
+            }
+        }
+
+        var isEmpty: Bool { toOneColumn == 0 && entries.isEmpty }
 
         /// The columns of the attributes a partial fetch left out.
         var unfetchedColumns: [Int] {
@@ -48,20 +72,35 @@ extension ModelStorage {
             }
         }
 
+        /// Whether the to-one kept apart is the one at `column`.
+        private func keepsApart(_ column: Int) -> Bool {
+            toOneColumn != 0 && Int(toOneColumn) - 1 == column
+        }
+
         /// The fault of the relationship at `column`; setting nil removes it.
         subscript(column: Int) -> Fault? {
-            get { entries.first { $0.column == column }?.fault }
+            get {
+                if keepsApart(column) { return .toOne(toOneKey) }
+                return entries.first { $0.column == column }?.fault
+            }
             set {
-                if let index = entries.firstIndex(where: { $0.column == column }) {
+                if keepsApart(column) {
+                    toOneColumn = 0
+                    if let newValue { append(newValue, at: column) }
+                } else if let index = entries.firstIndex(where: { $0.column == column }) {
                     if let newValue { entries[index].fault = newValue } else { entries.remove(at: index) }
                 } else if let newValue {
-                    entries.append((column, newValue))
+                    append(newValue, at: column)
                 }
             }
         }
 
         /// Removes and returns the fault of the relationship at `column`.
         mutating func removeValue(forKey column: Int) -> Fault? {
+            if keepsApart(column) {
+                toOneColumn = 0
+                return .toOne(toOneKey)
+            }
             guard let index = entries.firstIndex(where: { $0.column == column }) else { return nil }
             return entries.remove(at: index).fault
         }

@@ -29,9 +29,10 @@ public struct ModelStorage {
         self.state = state
     }
 
-    /// The engine's fields in a model: 66 bytes (one field for the context and the store, one for
-    /// the primary key or the temporary identifier, nine bytes of changed columns and one of
-    /// flags, last so that they pack). Fresh for a model no context has seen yet.
+    /// The engine's fields in a model: 64 bytes (the observers, the entity, one field for the
+    /// context and the store, one for the primary key or the temporary identifier, the list of
+    /// faults, nine bytes of changed columns, one of flags and one of the to-one fault kept
+    /// apart, which pack, and that fault's key). Fresh for a model no context has seen yet.
     public struct State {
         /// Made on the first read through a property: models that are fetched but never read skip
         /// the allocation, and writes to a model nobody read have nobody to tell.
@@ -44,11 +45,16 @@ public struct ModelStorage {
         /// The row's primary key when ``Flags/hasRow`` is set; otherwise the number of the
         /// temporary identifier, 0 until one is drawn.
         fileprivate var key: Int64 = 0
-        /// Relationships not loaded yet, by property index: they load on first read.
-        fileprivate var faults: Faults?
+        /// Relationships not loaded yet, by property index, but for the to-one kept apart
+        /// (``Faults/toOneColumn``): they load on first read. Nil when empty.
+        fileprivate var faultList: [Faults.Entry]?
         /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
         fileprivate var changedColumns = ChangedColumns()
         fileprivate var flags: Flags = []
+        /// ``Faults/toOneColumn`` and ``Faults/toOneKey``: the byte packs beside the flags, and the
+        /// key takes the eight bytes after them.
+        fileprivate var toOneFaultColumn: UInt8 = 0
+        fileprivate var toOneFaultKey: Int64 = 0
 
         public init() {}
 
@@ -104,10 +110,31 @@ public struct ModelStorage {
         nonmutating set { state.pointee.key = newValue }
     }
 
-    /// Relationships not loaded yet, by property index: they load on first read.
+    /// Relationships not loaded yet, by property index: they load on first read. Nil when none.
     var faults: Faults? {
-        get { state.pointee.faults }
-        nonmutating set { state.pointee.faults = newValue }
+        get {
+            let (column, list) = (state.pointee.toOneFaultColumn, state.pointee.faultList)
+            guard column != 0 || list != nil else { return nil }
+            return Faults(toOneColumn: column, toOneKey: state.pointee.toOneFaultKey, entries: list ?? [])
+        }
+        nonmutating set {
+            state.pointee.toOneFaultColumn = newValue?.toOneColumn ?? 0
+            state.pointee.toOneFaultKey = newValue?.toOneKey ?? 0
+            state.pointee.faultList = newValue.flatMap { $0.entries.isEmpty ? nil : $0.entries }
+        }
+    }
+
+    /// Whether the relationship (or attribute a partial fetch left out) at `column` is left to
+    /// load, read from the fields without putting ``Faults`` together.
+    func hasFault(at column: Int) -> Bool {
+        let kept = state.pointee.toOneFaultColumn
+        if kept != 0, Int(kept) - 1 == column { return true }
+        return state.pointee.faultList?.contains { $0.column == column } ?? false
+    }
+
+    /// Whether any relationship is left to load: what every read of a property asks first.
+    private var hasFaults: Bool {
+        state.pointee.toOneFaultColumn != 0 || state.pointee.faultList != nil
     }
 
     /// Columns changed since the last save, by their index in ``PersistentModel/schemaMetadata``.
@@ -256,7 +283,7 @@ public struct ModelStorage {
     /// relationship not loaded yet.
     public func access<Model: PersistentModel, Value>(_ model: Model, keyPath: KeyPath<Model, Value>, column: Int) {
         (observers ?? makeObservers()).registrar.access(model, keyPath: keyPath)
-        if faults != nil { resolveFault(model, column: column) }
+        if hasFaults { resolveFault(model, column: column) }
     }
 
     /// Holds the model's Observation registrar. A class reference is a pointer to test and pass,
@@ -275,7 +302,7 @@ public struct ModelStorage {
     /// Loads the relationship at `column` if it is not loaded yet, without reporting a read to
     /// Observation: for the relationship accessors ``Model()`` generates, which the engine uses.
     public func _loadFault<Model: PersistentModel>(of model: Model, at column: Int) {
-        if faults != nil { resolveFault(model, column: column) }
+        if hasFaults { resolveFault(model, column: column) }
     }
 
     /// Performs a write of `keyPath`, a property that is not a relationship, reporting it to
@@ -288,7 +315,7 @@ public struct ModelStorage {
         withMutation(of: model, keyPath: keyPath, write)
         guard !isLoading else { return }
         // A value written over one a partial fetch left out is the value from now on.
-        if faults != nil, case .unfetched? = faults?[column] { _ = takeFault(at: column) }
+        if hasFaults, case .unfetched? = faults?[column] { _ = takeFault(at: column) }
         changedColumns.insert(column)
         context?.modelDidChange(model)
     }
@@ -299,7 +326,7 @@ public struct ModelStorage {
     public func _include<Model: PersistentModel, Value>(
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Bool
     ) -> Bool {
-        if faults != nil { resolveFault(model, column: column) }
+        if hasFaults { resolveFault(model, column: column) }
         var changed = false
         withMutation(of: model, keyPath: keyPath) { changed = write() }
         guard changed, !isLoading else { return changed }

@@ -72,7 +72,7 @@ extension RelationshipInfo {
         let storage = owner._$modelKit
         guard !storage.isMaintainingInverse, !deferredChange(of: model, joins: true, owner: owner) else { return }
         let absent = isNew && storage.relationshipsAgree && model._$modelKit.relationshipsAgree
-            && storage.faults?[column] == nil
+            && !storage.hasFault(at: column)
         guard absent || !access.holds(owner, model) else { return }
         include(model, true, in: owner)
     }
@@ -89,7 +89,7 @@ extension RelationshipInfo {
     private func deferredChange(of model: any PersistentModel, joins: Bool, owner: any PersistentModel) -> Bool {
         guard isToMany, inverse != nil else { return false }
         let ownerStorage = owner._$modelKit
-        guard ownerStorage.faults?[column] != nil, let context = ownerStorage.context else { return false }
+        guard ownerStorage.hasFault(at: column), let context = ownerStorage.context else { return false }
         let modelContext = model._$modelKit.context
         guard modelContext == nil || modelContext === context else { return false }
         context.deferChange(of: self, of: owner, joining: model, joins)

@@ -56,9 +56,11 @@ extension Schema {
         let relationshipsByColumn: RelationshipsByColumn
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
-        /// The relationships a loaded row leaves to load on first read, in property order: every
-        /// to-many, and each optional to-one (when the row holds a key).
-        let lazyRelationships: [(column: Int, isToMany: Bool)]
+        /// The faults of every to-many, which a loaded row leaves to load on first read: one list
+        /// the rows of an entity without optional to-ones share until one of them changes.
+        let toManyFaults: [ModelStorage.Faults.Entry]
+        /// The optional to-ones, which a loaded row leaves to load on first read when it holds a key.
+        let optionalToOneColumns: [Int]
         /// How SQLite treats each property's stored form, in property order.
         let storageTraits: [StorageTraits]
         /// Predicates on the entity, translated, by shape.
@@ -162,12 +164,10 @@ extension Schema {
             orderedRelationships = relationships.compactMap { $0 }
             unnotedRelationships = orderedRelationships.filter { !properties[$0.column].notesInitialValue }
             resultColumns = properties.indices.map { Int32($0 + 1) }
-            lazyRelationships = orderedRelationships.compactMap { relationship in
-                switch relationship.shape {
-                case .toMany: (relationship.column, true)
-                case .toOne(_, isOptional: true): (relationship.column, false)
-                case .toOne: nil
-                }
+            toManyFaults = orderedRelationships.filter(\.isToMany).map { ($0.column, .toMany) }
+            optionalToOneColumns = orderedRelationships.compactMap { relationship in
+                guard case .toOne(_, isOptional: true) = relationship.shape else { return nil }
+                return relationship.column
             }
             storageTraits = properties.map { StorageTraits.of($0.valueType) }
             propertyNames = properties.map(\.name)
