@@ -48,6 +48,36 @@ final class IdentityMap {
         return nil
     }
 
+    /// Where the model under `key` is, or where one would go: a fetch looks a row up, makes its
+    /// model when absent and puts it in place with ``insert(_:at:)``, searching once.
+    enum Place {
+        case present(AnyObject)
+        /// The empty slot the key's search ended on, good while the table is unchanged.
+        case absent(table: Unmanaged<AnyObject>, slot: Int, version: Int)
+    }
+
+    /// The model under `key`, or the place to insert one.
+    func place(of key: RowKey) -> Place {
+        let table = table(of: key.entity) ?? addTable(for: key.entity)
+        let (present, slot) = table.probe(key.rowID)
+        if let present { return .present(present) }
+        return .absent(table: Unmanaged.passUnretained(table), slot: slot, version: table.version)
+    }
+
+    /// Puts `model` under `key` at `place` (``place(of:)``'s answer for it), or, when the table
+    /// changed since (making the model loaded others), unless a model is there already.
+    func insert(_ model: AnyObject, at place: Place, for key: RowKey) {
+        guard case .absent(let unmanaged, let slot, let version) = place else { return }
+        // The map keeps its tables for as long as it lives.
+        let table = unsafeDowncast(unmanaged.takeUnretainedValue(), to: EntityTable.self)
+        if table.version == version {
+            table.insert(model, for: key.rowID, at: slot)
+            count += 1
+        } else {
+            insertUnlessPresent(model, for: key)
+        }
+    }
+
     /// Makes room for `additional` more models of `entity` at once: a save of many new models
     /// grows the table once, not once per doubling with the old table alongside.
     func reserve(_ additional: Int, of entity: ObjectIdentifier) {
@@ -157,15 +187,33 @@ private final class EntityTable {
     }
 
     func insertUnlessPresent(_ model: AnyObject, for rowID: Int64) -> AnyObject? {
+        let (present, slot) = probe(rowID)
+        if let present { return present }
+        insert(model, for: rowID, at: slot)
+        return nil
+    }
+
+    /// Changes with every insert, removal and growth: a slot ``probe(_:)`` found stays empty and
+    /// right for its key while this is unchanged.
+    private(set) var version = 0
+
+    /// The model under `rowID`, or nil and the empty slot it would go in. Grows the table first
+    /// if one more model would not fit.
+    func probe(_ rowID: Int64) -> (model: AnyObject?, slot: Int) {
         if (count + 1) * 4 > capacity * 3 { grow(to: capacity * 2) }
         var slot = home(rowID)
         while slots[slot].key != Self.empty {
-            if slots[slot].key == rowID { return slots[slot].model }
+            if slots[slot].key == rowID { return (slots[slot].model, slot) }
             slot = next(slot)
         }
+        return (nil, slot)
+    }
+
+    /// Puts `model` under `rowID` in the empty `slot` a ``probe(_:)`` of this version found.
+    func insert(_ model: AnyObject, for rowID: Int64, at slot: Int) {
         slots[slot] = Slot(key: rowID, model: model)
         count += 1
-        return nil
+        version &+= 1
     }
 
     func remove(_ rowID: Int64) -> AnyObject? {
@@ -173,6 +221,7 @@ private final class EntityTable {
         let removed = slots[hole].model
         slots[hole] = Slot(key: Self.empty, model: nil)
         count -= 1
+        version &+= 1
         // Backward-shift deletion: move later entries of the probe run into the hole.
         var slot = next(hole)
         while slots[slot].key != Self.empty {
@@ -229,6 +278,7 @@ private final class EntityTable {
     /// Grows to `newCapacity` (a larger multiple of eight), moving each slot's contents: no retain
     /// and release per model.
     private func grow(to newCapacity: Int) {
+        version &+= 1
         let (old, oldCapacity) = (slots, capacity)
         (slots, capacity, blocks) = Self.allocate(capacity: newCapacity)
         for index in 0..<oldCapacity where old[index].key != Self.empty {

@@ -206,8 +206,7 @@ extension ModelContext {
             let models = ReferenceCollector()
             let refreshing = isBehindStore
             if wholeTable { registered.reserve(total: entity.wholeTableRows.load(ordering: .relaxed), of: entity.rootIdentifier) }
-            try reader(for: entity).select(sql) { statement in
-                let row = ModelRow(statement: statement, entity: entity, context: self, partial: partial)
+            try reader(for: entity).select(sql, through: { ModelRow(statement: $0, entity: entity, context: self, partial: partial) }) { row in
                 models.append(try materialize(T.self, row: row, refreshing: refreshing))
             }
             if wholeTable { entity.wholeTableRows.store(models.count, ordering: .relaxed) }

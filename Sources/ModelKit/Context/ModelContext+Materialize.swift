@@ -56,7 +56,8 @@ extension ModelContext {
     func materialize<T: PersistentModel>(_ type: T.Type, row: ModelRow, refreshing: Bool) throws -> T {
         if let row = row.asSubclass { return try materialize(type, row: row, refreshing: refreshing) }
         let key = RowKey(entity: row.entity, rowID: row.primaryKey)
-        if let existing = registered[key] {
+        let place = registered.place(of: key)
+        if case .present(let existing) = place {
             let model = existing as! T
             if refreshing { try refresh(model, from: row) }
             return model
@@ -73,7 +74,7 @@ extension ModelContext {
         }
         if let partial = row.partial { storage.markUnfetched(partial.faults) }
         storage.enter(link(for: row.entity).handle)
-        registered.insertUnlessPresent(model, for: key)
+        registered.insert(model, at: place, for: key)
         return model
     }
 

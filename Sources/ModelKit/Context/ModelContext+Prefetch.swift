@@ -64,9 +64,9 @@ extension ModelContext {
                 var tagged: [(Int64, any PersistentModel)] = []
                 let refreshing = isBehindStore
                 let tag = Int32(entity.sql.selectedColumnCount)
-                try reader(for: entity).select(sql) { statement in
-                    let model = try materialize(T.self, row: ModelRow(statement: statement, entity: entity, context: self), refreshing: refreshing)
-                    tagged.append((statement.int64(at: tag), model))
+                try reader(for: entity).select(sql, through: { ModelRow(statement: $0, entity: entity, context: self) }) { row in
+                    let model = try materialize(T.self, row: row, refreshing: refreshing)
+                    tagged.append((row.statement.int64(at: tag), model))
                 }
                 return tagged
             }

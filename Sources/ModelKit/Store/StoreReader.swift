@@ -52,10 +52,18 @@ struct StoreReader {
 
     /// Calls `body` with each row `sql` selects, in order. A row is valid only during its call.
     func select(_ sql: SQL, each body: (Statement) throws -> Void) throws {
+        try select(sql, through: { $0 }, each: body)
+    }
+
+    /// Calls `body` with each row `sql` selects, in order, through what `view` makes of the
+    /// statement once, before the first row: a view of the current row (a ``ModelRow``) made once
+    /// a fetch rather than once a row. A row is valid only during its call.
+    func select<View>(_ sql: SQL, through view: (Statement) -> View, each body: (View) throws -> Void) throws {
         let statement = try connection.statement(sql.text)
         try statement.bind(sql.bindings)
         defer { statement.reset() }
-        while try statement.step() { try body(statement) }
+        let current = view(statement)
+        while try statement.step() { try body(current) }
     }
 
     /// What `body` makes of the first row `sql` selects, or nil when it selects none.

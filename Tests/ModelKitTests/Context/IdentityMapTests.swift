@@ -86,6 +86,42 @@ import Testing
         withExtendedLifetime([first, second]) {}
     }
 
+
+    /// A place found for a key stays right while the table is unchanged, and an insert at a place
+    /// the table moved on from (models made meanwhile, growth, removals, the same key) searches
+    /// again: every model is findable, and one already under the key stays.
+    @Test func anInsertAtAPlaceTheTableMovedOnFromSearchesAgain() {
+        let entity = Schema([TodoItem.self]).entities[0]
+        let random = SeededRandom(seed: 23)
+        let map = IdentityMap()
+        var expected: [RowKey: Object] = [:]
+        for _ in 0..<5_000 {
+            let key = RowKey(entity: entity, rowID: Int64(random.next() % 2_000))
+            let place = map.place(of: key)
+            guard case .absent = place else {
+                #expect(map[key] === expected[key])
+                continue
+            }
+            // What making a model may do to the map: load others, or the same row.
+            var madeMeanwhile: Object?
+            for _ in 0..<Int(random.next() % 3) {
+                let other = RowKey(entity: entity, rowID: Int64(random.next() % 2_000))
+                if random.chance(20) {
+                    #expect((map.removeValue(forKey: other) as? Object) === expected.removeValue(forKey: other))
+                } else if map[other] == nil {
+                    let object = Object()
+                    map.insert(object, at: map.place(of: other), for: other)
+                    expected[other] = object
+                    if other == key { madeMeanwhile = object }
+                }
+            }
+            let object = Object()
+            map.insert(object, at: place, for: key)
+            expected[key] = madeMeanwhile ?? object
+        }
+        #expect(map.count == expected.count)
+        for (key, object) in expected { #expect(map[key] === object) }
+    }
     /// Keys in runs, in strides that land on one slot of each block, and in strides wider than the
     /// table all stay findable, and removing half of them keeps the rest findable.
     @Test(arguments: [1, 8, 1024, 1 << 40])
