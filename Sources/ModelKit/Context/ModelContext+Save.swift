@@ -75,7 +75,8 @@ extension ModelContext {
         var token: DefaultHistoryToken?
         defer {
             if !saved.isEmpty {
-                var userInfo: [String: Any] = [
+                // Built as the notification holds it: a `[String: Any]` is cast key by key.
+                var userInfo: [AnyHashable: Any] = [
                     NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
                     NotificationKey.updatedIdentifiers.rawValue: saved.updated,
                     NotificationKey.deletedIdentifiers.rawValue: saved.deleted,

@@ -7,10 +7,13 @@ final class Connection {
     let dialect: SQLDialect
     /// Prepared statements by SQL text, each with the tick of its last use.
     private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
-    /// The SQL last looked up and where it is in `statements`: a query run again and again is
-    /// matched by comparing its text, without hashing it. Cleared whenever a statement is added
-    /// or removed, which moves the others.
-    private var last: (sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)?
+    /// The SQL last looked up, newest first, and where each is in `statements`: the few
+    /// statements a save or a request runs again and again are matched by comparing their text
+    /// (the same string, mostly, which compares at once) rather than by hashing it, which cost a
+    /// request of `join_unread_list` four hashes of its longest SQL. Cleared whenever a statement
+    /// is added or removed, which moves the others.
+    private var recent: [(sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)] = []
+    private static let recentLimit = 8
     private var tick: UInt64 = 0
     /// The most statements kept prepared; past it, the least recently used half is finalized.
     static let statementCacheLimit = 256
@@ -32,7 +35,7 @@ final class Connection {
 
     deinit {
         // Statements go before the backend's connection closes.
-        last = nil
+        recent.removeAll()
         statements.removeAll()
     }
 
@@ -45,18 +48,19 @@ final class Connection {
     /// ``statement(_:)``, without tracing it.
     private func cachedStatement(_ sql: String) throws -> Statement {
         tick &+= 1
-        if let last, last.sql == sql {
-            statements.values[last.index].lastUse = tick
-            return statements.values[last.index].statement
+        for entry in recent where entry.sql == sql {
+            statements.values[entry.index].lastUse = tick
+            return statements.values[entry.index].statement
         }
         if let index = statements.index(forKey: sql) {
             statements.values[index].lastUse = tick
-            last = (sql, index)
+            if recent.count == Self.recentLimit { recent.removeLast() }
+            recent.insert((sql, index), at: 0)
             return statements.values[index].statement
         }
         let statement = try Statement(sql: sql, in: backend, dialect: dialect)
         if statements.count >= Self.statementCacheLimit { evictStatements() }
-        last = nil
+        recent.removeAll(keepingCapacity: true)
         statements[sql] = (statement, tick)
         return statement
     }
@@ -64,7 +68,7 @@ final class Connection {
     /// Finalizes the least recently used half of the cached statements. A statement a caller is
     /// still stepping stays alive through the caller's reference.
     private func evictStatements() {
-        last = nil
+        recent.removeAll()
         let byAge = statements.sorted { $0.value.lastUse < $1.value.lastUse }
         for (sql, _) in byAge.prefix(statements.count / 2) { statements[sql] = nil }
     }
