@@ -78,6 +78,8 @@ struct DeferredListChanges {
 
     /// Drops the changes recorded for `owner`: it saved them, or took its stored state back.
     mutating func removeAll(of owner: any PersistentModel) {
+        // A save of many changed models calls this for each: no hash when nothing waits.
+        guard !changes.isEmpty else { return }
         changes[ObjectIdentifier(owner)] = nil
     }
 }
