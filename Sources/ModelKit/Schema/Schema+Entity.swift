@@ -57,7 +57,7 @@ extension Schema {
         /// The same relationships, in property order.
         let orderedRelationships: [RelationshipInfo]
         /// The faults of every to-many, which a loaded row leaves to load on first read: one list
-        /// the rows of an entity without optional to-ones share until one of them changes.
+        /// the entity's rows share until one of them changes it.
         let toManyFaults: [ModelStorage.Faults.Entry]
         /// The optional to-ones, which a loaded row leaves to load on first read when it holds a key.
         let optionalToOneColumns: [Int]
