@@ -20,12 +20,14 @@ extension ModelContext {
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).
             let tagged = try taggedModels(of: relationship.target, sql: sql)
+            related.reserveCapacity(owners.count)
             var start = tagged.startIndex
             while start < tagged.endIndex {
                 let owner = tagged[start].0
                 var end = start + 1
                 while end < tagged.endIndex, tagged[end].0 == owner { end += 1 }
-                related[owner, default: []] += tagged[start..<end].map(\.1)
+                // In place, sized once: no array of the run made first and copied.
+                related[owner, default: []].append(contentsOf: tagged[start..<end].lazy.map(\.1))
                 start = end
             }
         } else {
