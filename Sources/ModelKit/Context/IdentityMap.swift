@@ -49,7 +49,7 @@ final class IdentityMap {
     }
 
     /// Where the model under `key` is, or where one would go: a fetch looks a row up, makes its
-    /// model when absent and puts it in place with ``insert(_:at:)``, searching once.
+    /// model when absent and puts it in place with ``insert(_:at:for:)``, searching once.
     enum Place {
         case present(AnyObject)
         /// The empty slot the key's search ended on, good while the table is unchanged.
@@ -198,14 +198,18 @@ private final class EntityTable {
     private(set) var version = 0
 
     /// The model under `rowID`, or nil and the empty slot it would go in. Grows the table first
-    /// if one more model would not fit.
+    /// when the key is absent and one more model would not fit.
     func probe(_ rowID: Int64) -> (model: AnyObject?, slot: Int) {
-        if (count + 1) * 4 > capacity * 3 { grow(to: capacity * 2) }
+        // The table is at most three quarters full, so the search ends on an empty slot.
         var slot = home(rowID)
         while slots[slot].key != Self.empty {
             if slots[slot].key == rowID { return (slots[slot].model, slot) }
             slot = next(slot)
         }
+        guard (count + 1) * 4 > capacity * 3 else { return (nil, slot) }
+        grow(to: capacity * 2)
+        slot = home(rowID)
+        while slots[slot].key != Self.empty { slot = next(slot) }
         return (nil, slot)
     }
 

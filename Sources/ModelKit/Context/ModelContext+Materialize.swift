@@ -129,7 +129,7 @@ extension ModelContext {
         for (index, fault) in faults {
             var all = storage.faults ?? [:]
             all[index] = fault
-            storage.faults = all.isEmpty ? nil : all
+            storage.faults = all
         }
         follow(staleLists, of: model)
     }

@@ -177,8 +177,11 @@ extension ModelContext {
         }
         // Emptied first, then marked: writing a relationship with a fault would load it.
         storage.loading { relationship.access.assign(model, []) }
-        if storage.faults == nil { storage.faults = [:] }
-        storage.faults?[relationship.column] = fault
+        // Put together and stored whole: the state keeps no empty faults, so `faults?[…] =` on
+        // a model without any would set nothing.
+        var faults = storage.faults ?? [:]
+        faults[relationship.column] = fault
+        storage.faults = faults
     }
 
     /// The models `model` relates to through loaded relationships, without loading faults.

@@ -31,7 +31,7 @@ extension ModelContext {
     private func unlinkInverses(of model: some PersistentModel) -> [(RelationshipInfo, [any PersistentModel])] {
         let storage = model._$modelKit
         guard let entity = storage.entity else { return [] }
-        let links = entity.orderedRelationships.filter { $0.inverse != nil && storage.faults?[$0.column] == nil }
+        let links = entity.orderedRelationships.filter { $0.inverse != nil && !storage.hasFault(at: $0.column) }
             .map { ($0, $0.access.read(model)) }
         for (relationship, related) in links {
             for other in related { relationship.inverse!.unlink(model, from: other) }

@@ -64,7 +64,7 @@ extension ModelStorage {
             context.undoSuppression += 1
         }
         defer { if let context, context.undoManager != nil { context.undoSuppression -= 1 } }
-        guard faults?[column] == nil else {
+        guard !hasFault(at: column) else {
             // The setter saw a placeholder: what the relationship held is known once it loads.
             let before = relationship.access.read(model)
             mutate(model, keyPath: keyPath, column: column, write)

@@ -110,7 +110,9 @@ public struct ModelStorage {
         nonmutating set { state.pointee.key = newValue }
     }
 
-    /// Relationships not loaded yet, by property index: they load on first read. Nil when none.
+    /// Relationships not loaded yet, by property index: they load on first read. Nil when none;
+    /// setting an empty value stores nil, so change a copy and store it whole rather than
+    /// writing through `faults?[…]`, which does nothing on a model without faults.
     var faults: Faults? {
         get {
             let (column, list) = (state.pointee.toOneFaultColumn, state.pointee.faultList)
@@ -354,9 +356,7 @@ public struct ModelStorage {
 
     /// Removes and returns the fault of the relationship at `column`, which is about to be loaded.
     func takeFault(at column: Int) -> Fault? {
-        guard let fault = faults?.removeValue(forKey: column) else { return nil }
-        if faults?.isEmpty == true { faults = nil }
-        return fault
+        faults?.removeValue(forKey: column)
     }
 
     /// Writes properties without tracking them as changes: the engine loading stored state.
@@ -394,7 +394,6 @@ public struct ModelStorage {
     func loadUnfetched(of model: some PersistentModel) {
         guard let columns = faults?.unfetchedColumns, !columns.isEmpty else { return }
         faults?.removeUnfetched()
-        if faults?.isEmpty == true { faults = nil }
         guard let handle, let container = handle.container else { return }
         (handle.context ?? ModelContext(container)).loadUnfetched(columns, of: model)
     }

@@ -7,11 +7,12 @@ final class Connection {
     let dialect: SQLDialect
     /// Prepared statements by SQL text, each with the tick of its last use.
     private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
-    /// The SQL last looked up, newest first, and where each is in `statements`: the few
-    /// statements a save or a request runs again and again are matched by comparing their text
-    /// (the same string, mostly, which compares at once) rather than by hashing it, which cost a
-    /// request of `join_unread_list` four hashes of its longest SQL. Cleared whenever a statement
-    /// is added or removed, which moves the others.
+    /// The SQL of the last statements found by hashing, newest first, and where each is in
+    /// `statements`: the few statements a save or a request runs again and again are matched by
+    /// comparing their text (the same string, mostly, which compares at once) rather than by
+    /// hashing it, which cost a request of `join_unread_list` four hashes of its longest SQL. A
+    /// miss compares up to eight texts first. Cleared whenever a statement is added or removed,
+    /// which moves the others.
     private var recent: [(sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)] = []
     private static let recentLimit = 8
     private var tick: UInt64 = 0

@@ -49,4 +49,26 @@ import Testing
         let shelves = try ModelContext(container).fetch(descriptor)  // that context is gone at once
         #expect(shelves[0].books.map(\.title).sorted() == ["Dune", "Emma"])
     }
+
+    /// Both sides of a relationship read (a cycle), then the context goes: the models the
+    /// program holds load both sides again from the store, neither reads as empty. A shelf and a
+    /// book whose other relationships were all read have no faults left when their context goes.
+    @Test func relationshipsReadOnBothSidesReloadAfterTheirContextIsGone() throws {
+        let container = try inMemoryContainer(for: Shelf.self, Book.self)
+        let writer = ModelContext(container)
+        let shelf = Shelf(name: "Fiction")
+        shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+        writer.insert(shelf)
+        try writer.save()
+        var held: (shelf: Shelf, book: Book)?
+        do {
+            let context = ModelContext(container)
+            let fetched = try context.fetch(FetchDescriptor<Shelf>())[0]
+            let book = fetched.books.first { $0.title == "Dune" }!
+            #expect(book.shelf === fetched)
+            held = (fetched, book)
+        }
+        #expect(held?.shelf.books.map(\.title).sorted() == ["Dune", "Emma"])
+        #expect(held?.book.shelf?.name == "Fiction")
+    }
 }
