@@ -83,8 +83,7 @@ extension ModelContext {
                     text: RelationshipSQL.rows(of: entity, keys: chunk.count), bindings: chunk.map { .integer($0.rowID) })
                 var found = Set<Int64>()
                 try run(on: entity) {
-                    try reader(for: entity).select(sql) { statement in
-                        let row = ModelRow(statement: statement, entity: entity, context: self)
+                    try reader(for: entity).select(sql, through: { ModelRow(statement: $0, entity: entity, context: self) }) { row in
                         found.insert(row.primaryKey)
                         if let model = registered[RowKey(entity: entity, rowID: row.primaryKey)] as? any PersistentModel {
                             try refresh(model, from: row)

@@ -86,7 +86,7 @@ extension ModelContext {
             identifiers += keys.map { PersistentIdentifier(scope: scope, key: .row($0)) }
         }
         guard !identifiers.isEmpty else { return }
-        var userInfo: [String: Any] = [
+        var userInfo: [AnyHashable: Any] = [
             NotificationKey.insertedIdentifiers.rawValue: identifiers,
             NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
             NotificationKey.deletedIdentifiers.rawValue: [PersistentIdentifier](),
