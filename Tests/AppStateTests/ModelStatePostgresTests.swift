@@ -20,7 +20,7 @@ struct ModelStatePostgresTests {
             components.queryItems = [URLQueryItem(name: "schema", value: schemaName), URLQueryItem(name: "application_name", value: "\(schemaName)_\(instance)")]
             return components.url!
         }
-        defer { try? PostgresDriver(url: server, connectTimeout: .seconds(5)).connect().execute("DROP SCHEMA IF EXISTS \"\(schemaName)\" CASCADE") }
+        defer { try? PostgresDriver(url: server, connectTimeout: .seconds(30)).connect().execute("DROP SCHEMA IF EXISTS \"\(schemaName)\" CASCADE") }
         let here = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 1), connectTimeout: .seconds(30)))
         let elsewhere = try ModelContainer(for: Item.self, configurations: PostgresConfiguration(url: url(instance: 2), connectTimeout: .seconds(30)))
 

@@ -134,6 +134,6 @@ final class Device {
 
 enum PostgresDriverForTests {
     static func execute(_ sql: String, at url: URL) throws {
-        try PostgresDriver(url: url, connectTimeout: .seconds(5)).connect().execute(sql)
+        try PostgresDriver(url: url, connectTimeout: .seconds(30)).connect().execute(sql)
     }
 }

@@ -14,7 +14,7 @@ struct PostgresConcurrentSaveTests {
     final class OtherProgram: @unchecked Sendable {
         let connection: any DatabaseConnection
         init(_ database: PostgresTestDatabase) throws {
-            connection = try PostgresDriver(url: database.url(instance: 0), connectTimeout: .seconds(5)).connect()
+            connection = try PostgresDriver(url: database.url(instance: 0), connectTimeout: .seconds(30)).connect()
         }
         func execute(_ sql: String) throws { try connection.execute(sql) }
     }

@@ -31,7 +31,8 @@ final class PostgresTestDatabase: Sendable {
     func applicationName(instance: Int) -> String { "\(schemaName)_\(instance)" }
 
     /// The configuration of instance `instance`. It waits up to 30 s to connect, not 5: a full
-    /// test run on two cores can keep the server from answering within 5.
+    /// test run on two cores can keep the server from answering within 5 (the connections the
+    /// tests make outside ModelKit wait as long, for the same reason).
     func configuration(allowsSave: Bool = true, instance: Int = 1) -> PostgresConfiguration {
         PostgresConfiguration(url: url(instance: instance), allowsSave: allowsSave, connectTimeout: .seconds(30))
     }
@@ -42,7 +43,7 @@ final class PostgresTestDatabase: Sendable {
 
     /// The rows of `sql`, run in the test's schema outside ModelKit, as text ("NULL" for NULL).
     func rows(_ sql: String) throws -> [[String]] {
-        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5)).connect()
+        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(30)).connect()
         let statement = try connection.prepare(sql, parameterCount: 0)
         var rows: [[String]] = []
         while try statement.step() {
@@ -85,7 +86,7 @@ final class PostgresTestDatabase: Sendable {
     /// Runs `body` while a transaction that ran `sql` in the test's schema, outside ModelKit, is
     /// open; rolls it back after.
     func whileWriting(_ sql: String, _ body: () throws -> Void) throws {
-        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5)).connect()
+        let connection = try PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(30)).connect()
         try connection.execute("BEGIN; \(sql)")
         defer { try? connection.execute("ROLLBACK") }
         try body()
@@ -93,12 +94,12 @@ final class PostgresTestDatabase: Sendable {
 
     /// Runs `sql` in the test's schema, outside ModelKit.
     func execute(_ sql: String) throws {
-        let driver = PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(5))
+        let driver = PostgresDriver(url: url(instance: 0), connectTimeout: .seconds(30))
         try driver.connect().execute(sql)
     }
 
     deinit {
-        let driver = PostgresDriver(url: Self.serverURL!, connectTimeout: .seconds(5))
+        let driver = PostgresDriver(url: Self.serverURL!, connectTimeout: .seconds(30))
         try? driver.connect().execute("DROP SCHEMA IF EXISTS \"\(schemaName)\" CASCADE")
     }
 }
