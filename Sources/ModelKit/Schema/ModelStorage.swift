@@ -129,8 +129,7 @@ public struct ModelStorage {
     /// Whether the relationship (or attribute a partial fetch left out) at `column` is left to
     /// load, read from the fields without putting ``Faults`` together.
     func hasFault(at column: Int) -> Bool {
-        let kept = state.pointee.toOneFaultColumn
-        if kept != 0, Int(kept) - 1 == column { return true }
+        if Faults.keepsApart(column, in: state.pointee.toOneFaultColumn) { return true }
         return state.pointee.faultList?.contains { $0.column == column } ?? false
     }
 

@@ -37,13 +37,19 @@ import Testing
 }
 
 @Suite struct UnloadedRelationshipTests {
-    @Test func prefetchedRelationshipsReloadAfterTheirContextIsGone() throws {
+    /// A container holding a saved shelf "Fiction" of "Dune" and "Emma".
+    private func shelfOfTwoBooks() throws -> ModelContainer {
         let container = try inMemoryContainer(for: Shelf.self, Book.self)
         let context = ModelContext(container)
         let shelf = Shelf(name: "Fiction")
         shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
         context.insert(shelf)
         try context.save()
+        return container
+    }
+
+    @Test func prefetchedRelationshipsReloadAfterTheirContextIsGone() throws {
+        let container = try shelfOfTwoBooks()
         var descriptor = FetchDescriptor<Shelf>()
         descriptor.relationshipKeyPathsForPrefetching = [\.books]
         let shelves = try ModelContext(container).fetch(descriptor)  // that context is gone at once
@@ -54,12 +60,7 @@ import Testing
     /// program holds load both sides again from the store, neither reads as empty. A shelf and a
     /// book whose other relationships were all read have no faults left when their context goes.
     @Test func relationshipsReadOnBothSidesReloadAfterTheirContextIsGone() throws {
-        let container = try inMemoryContainer(for: Shelf.self, Book.self)
-        let writer = ModelContext(container)
-        let shelf = Shelf(name: "Fiction")
-        shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
-        writer.insert(shelf)
-        try writer.save()
+        let container = try shelfOfTwoBooks()
         var held: (shelf: Shelf, book: Book)?
         do {
             let context = ModelContext(container)
