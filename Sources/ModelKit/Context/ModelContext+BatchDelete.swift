@@ -59,16 +59,11 @@ extension ModelContext {
             nullified += keys.map { RowKey(entity: entity, rowID: $0) }
         }
         try refresh(nullified)
-        NotificationCenter.default.post(
-            name: Self.didSave, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.updatedIdentifiers.rawValue: outcome.nullified.flatMap { name, keys in
-                    let scope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: store.identifier)
-                    return keys.map { PersistentIdentifier(scope: scope, key: .row($0)) }
-                },
-                NotificationKey.deletedIdentifiers.rawValue: identifiers,
-            ])
+        let nullifiedIdentifiers = outcome.nullified.flatMap { name, keys in
+            let scope = PersistentIdentifier.Scope(entityName: name, storeIdentifier: store.identifier)
+            return keys.map { PersistentIdentifier(scope: scope, key: .row($0)) }
+        }
+        postDidSave(inserted: [], updated: nullifiedIdentifiers, deleted: identifiers)
     }
 
     /// The statements of a batch delete; together they return the deleted primary keys. Each

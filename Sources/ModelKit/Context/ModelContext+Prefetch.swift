@@ -19,15 +19,15 @@ extension ModelContext {
             let sql = prefetchSelect(relationship, owners: keys)
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).
-            let tagged = try taggedModels(of: relationship.target, sql: sql)
+            let (tags, models) = try taggedModels(of: relationship.target, sql: sql)
             related.reserveCapacity(owners.count)
-            var start = tagged.startIndex
-            while start < tagged.endIndex {
-                let owner = tagged[start].0
+            var start = tags.startIndex
+            while start < tags.endIndex {
+                let owner = tags[start]
                 var end = start + 1
-                while end < tagged.endIndex, tagged[end].0 == owner { end += 1 }
-                // In place, sized once: no array of the run made first and copied.
-                related[owner, default: []].append(contentsOf: tagged[start..<end].lazy.map(\.1))
+                while end < tags.endIndex, tags[end] == owner { end += 1 }
+                // A run copied at once, sized once.
+                related[owner, default: []] += models[start..<end]
                 start = end
             }
         } else {
@@ -59,18 +59,20 @@ extension ModelContext {
         return SQL(text: RelationshipSQL.prefetch(relationship, dialect: dialect), bindings: [.keyArray(owners)])
     }
 
-    /// The models `sql` selects, each with the integer in the statement's last column.
-    private func taggedModels(of entity: Schema.Entity, sql: SQL) throws -> [(Int64, any PersistentModel)] {
-        func load<T: PersistentModel>(_ type: T.Type) throws -> [(Int64, any PersistentModel)] {
+    /// The models `sql` selects, and beside them the integer in the statement's last column; two
+    /// arrays rather than one of pairs, so that a run of models is copied as one block.
+    private func taggedModels(of entity: Schema.Entity, sql: SQL) throws -> (tags: [Int64], models: [any PersistentModel]) {
+        func load<T: PersistentModel>(_ type: T.Type) throws -> (tags: [Int64], models: [any PersistentModel]) {
             try run(on: entity) {
-                var tagged: [(Int64, any PersistentModel)] = []
+                var tags: [Int64] = []
+                var models: [any PersistentModel] = []
                 let refreshing = isBehindStore
                 let tag = Int32(entity.sql.selectedColumnCount)
                 try reader(for: entity).select(sql, through: { ModelRow(statement: $0, entity: entity, context: self) }) { row in
-                    let model = try materialize(T.self, row: row, refreshing: refreshing)
-                    tagged.append((row.statement.int64(at: tag), model))
+                    models.append(try materialize(T.self, row: row, refreshing: refreshing))
+                    tags.append(row.statement.int64(at: tag))
                 }
-                return tagged
+                return (tags, models)
             }
         }
         return try load(entity.type)

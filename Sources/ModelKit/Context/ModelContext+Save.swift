@@ -74,16 +74,7 @@ extension ModelContext {
         var saved = SaveBatch.Identifiers()
         var token: DefaultHistoryToken?
         defer {
-            if !saved.isEmpty {
-                // Built as the notification holds it: a `[String: Any]` is cast key by key.
-                var userInfo: [AnyHashable: Any] = [
-                    NotificationKey.insertedIdentifiers.rawValue: saved.inserted,
-                    NotificationKey.updatedIdentifiers.rawValue: saved.updated,
-                    NotificationKey.deletedIdentifiers.rawValue: saved.deleted,
-                ]
-                if let token { userInfo[NotificationKey.historyTokens.rawValue] = token }
-                NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
-            }
+            if !saved.isEmpty { postDidSave(inserted: saved.inserted, updated: saved.updated, deleted: saved.deleted, token: token) }
         }
         for index in batches.indices {
             let store = batches[index].link.store

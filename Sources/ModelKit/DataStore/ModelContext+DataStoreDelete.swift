@@ -31,13 +31,7 @@ extension ModelContext {
         }
         custom.forget(doomed.compactMap { $0._$modelKit.rowID })
         for model in doomed { detach(deletedRowOf: model) }
-        NotificationCenter.default.post(
-            name: Self.didSave, object: self,
-            userInfo: [
-                NotificationKey.insertedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
-                NotificationKey.deletedIdentifiers.rawValue: identifiers,
-            ])
+        postDidSave(inserted: [], updated: [], deleted: identifiers)
     }
 
     /// The history of the container's custom stores that provide history of type `T`; nil

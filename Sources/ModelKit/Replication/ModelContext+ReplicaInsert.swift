@@ -86,12 +86,6 @@ extension ModelContext {
             identifiers += keys.map { PersistentIdentifier(scope: scope, key: .row($0)) }
         }
         guard !identifiers.isEmpty else { return }
-        var userInfo: [AnyHashable: Any] = [
-            NotificationKey.insertedIdentifiers.rawValue: identifiers,
-            NotificationKey.updatedIdentifiers.rawValue: [PersistentIdentifier](),
-            NotificationKey.deletedIdentifiers.rawValue: [PersistentIdentifier](),
-        ]
-        if let token { userInfo[NotificationKey.historyTokens.rawValue] = DefaultHistoryToken(storeIdentifier: store.identifier, value: token) }
-        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+        postDidSave(inserted: identifiers, updated: [], deleted: [], token: token.map { DefaultHistoryToken(storeIdentifier: store.identifier, value: $0) })
     }
 }

@@ -12,7 +12,7 @@ private let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.sel
 /// read without a copy of the row.
 final class SQLiteStatement: DatabaseStatement {
     let handle: OpaquePointer
-    private let sql: String
+    let sql: String
 
     init(database: OpaquePointer, sql: String) throws {
         var handle: OpaquePointer?

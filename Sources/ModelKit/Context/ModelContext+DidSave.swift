@@ -1,0 +1,19 @@
+import Foundation
+
+extension ModelContext {
+    /// Posts ``didSave`` with the identifiers a write saved, under ``NotificationKey`` raw values.
+    ///
+    /// The user info is made with room for its four keys at once: a dictionary literal of three
+    /// grew for the fourth, rehashing its `AnyHashable` keys in every save.
+    func postDidSave(
+        inserted: [PersistentIdentifier], updated: [PersistentIdentifier], deleted: [PersistentIdentifier],
+        token: DefaultHistoryToken? = nil
+    ) {
+        var userInfo = [AnyHashable: Any](minimumCapacity: 4)
+        userInfo[NotificationKey.insertedIdentifiers.rawValue] = inserted
+        userInfo[NotificationKey.updatedIdentifiers.rawValue] = updated
+        userInfo[NotificationKey.deletedIdentifiers.rawValue] = deleted
+        if let token { userInfo[NotificationKey.historyTokens.rawValue] = token }
+        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+    }
+}
