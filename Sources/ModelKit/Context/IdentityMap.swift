@@ -18,8 +18,8 @@ final class IdentityMap {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Calls `body` with each model of the entity `entity` names until it returns false.
-    func forEachModel(of entity: ObjectIdentifier, _ body: (AnyObject) -> Bool) {
+    /// Calls `body` with each model of the entity `entity` names.
+    func forEachModel(of entity: ObjectIdentifier, _ body: (AnyObject) -> Void) {
         table(of: entity)?.forEach(body)
     }
 
@@ -168,10 +168,10 @@ private final class EntityTable {
         (0..<capacity).compactMap { slots[$0].key == Self.empty ? nil : slots[$0].key }
     }
 
-    /// Calls `body` with each model until it returns false.
-    func forEach(_ body: (AnyObject) -> Bool) {
+    /// Calls `body` with each model.
+    func forEach(_ body: (AnyObject) -> Void) {
         for slot in 0..<capacity where slots[slot].key != Self.empty {
-            if let model = slots[slot].model, !body(model) { return }
+            if let model = slots[slot].model { body(model) }
         }
     }
 

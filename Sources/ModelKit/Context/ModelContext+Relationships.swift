@@ -45,6 +45,7 @@ extension ModelContext {
     /// Gives `owner`'s relationship the models it loaded (a fault's load, or a prefetch), not as a
     /// change: a to-many takes the changes that waited for it first (see ``DeferredListChanges``).
     func assign(loaded related: [any PersistentModel], to relationship: RelationshipInfo, of owner: any PersistentModel) {
+        loadedRelationships.noteLoad(of: relationship)
         var models = related
         if relationship.isToMany { models = deferredListChanges.apply(to: related, list: relationship.column, of: owner) }
         owner._$modelKit.loading { relationship.access.assign(owner, models) }
@@ -110,55 +111,32 @@ extension ModelContext {
 
     /// Breaks the reference cycles between registered models as the context goes away. A
     /// relationship can only hold a cycle when models loaded it and other models loaded its
-    /// inverse; then every loaded instance of it goes back to being a fault (for a to-one whose
-    /// inverse is a to-many, emptying the to-many is enough). Without this a graph of models, and
-    /// the container their handle keeps, would never be released. Models the program still holds
-    /// load the relationship again on first read.
+    /// inverse (as ``loadedRelationships`` notes); then every loaded instance of it goes back to
+    /// being a fault (for a to-one whose inverse is a to-many, emptying the to-many is enough).
+    /// Without this a graph of models, and the container their handle keeps, would never be
+    /// released. Models the program still holds load the relationship again on first read.
     func unloadRelationships() {
-        let entities = container.schema.entities.filter { !$0.relationshipsByColumn.isEmpty }
-        guard !entities.isEmpty else { return }
-        var loaded = Set<ObjectIdentifier>()
-        for entity in entities {
-            // Which of the entity's relationships some model loaded: stop looking once all have been.
-            var unseen = entity.orderedRelationships
-            forEachModel(of: entity) { model in
-                let storage = model._$modelKit
-                // By index rather than `removeAll(where:)`, which costs a model of a 20,000-child
-                // teardown about a hundred instructions more when nothing is removed.
-                var index = unseen.startIndex
-                while index < unseen.endIndex {
-                    if storage.hasFault(at: unseen[index].column) {
-                        index += 1
-                    } else {
-                        loaded.insert(ObjectIdentifier(unseen.remove(at: index)))
-                    }
-                }
-                return !unseen.isEmpty
-            }
-        }
-        for entity in entities {
+        for entity in container.schema.entities where !entity.relationshipsByColumn.isEmpty {
             let cyclic = entity.orderedRelationships.filter { relationship in
                 guard let inverse = relationship.inverse, relationship.isToMany || !inverse.isToMany else { return false }
-                return loaded.contains(ObjectIdentifier(relationship)) && loaded.contains(ObjectIdentifier(inverse))
+                return loadedRelationships.mayHold(relationship, of: entity) && loadedRelationships.mayHold(inverse, of: relationship.target)
             }
             guard !cyclic.isEmpty else { continue }
             forEachModel(of: entity) { model in
                 for relationship in cyclic where !model._$modelKit.hasFault(at: relationship.column) {
                     unload(relationship, of: model)
                 }
-                return true
             }
         }
     }
 
-    /// Calls `body` with each registered model of `entity` until it returns false, without a
-    /// dynamic cast per model outside a class hierarchy (whose classes share their root's slot).
-    private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Bool) {
+    /// Calls `body` with each registered model of `entity`, without a dynamic cast per model
+    /// outside a class hierarchy (whose classes share their root's slot).
+    private func forEachModel(of entity: Schema.Entity, _ body: (any PersistentModel) -> Void) {
         func visit<T: PersistentModel>(_ type: T.Type) {
             registered.forEachModel(of: entity.rootIdentifier) { object in
                 if !entity.isInHierarchy { return body(unsafeDowncast(object, to: T.self)) }
-                guard let model = object as? T else { return true }
-                return body(model)
+                if let model = object as? T { body(model) }
             }
         }
         visit(entity.type)

@@ -51,6 +51,8 @@ public final class ModelContext {
     var deleted = PendingModels()
     /// Changes to lists not loaded yet, made through their inverse to-one.
     var deferredListChanges = DeferredListChanges()
+    /// The relationships the context's models may hold loaded, for its teardown.
+    var loadedRelationships = LoadedRelationships()
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {
@@ -168,6 +170,7 @@ public final class ModelContext {
         storage.entity = entity
         storage.enter(handle(for: storage, of: entity))
         storage.isDeleted = false
+        loadedRelationships.noteInsert(of: entity)
         if storage.rowID == nil {
             storage.isInserted = true
             inserted.add(model)

@@ -73,3 +73,65 @@ import Testing
         #expect(held?.book.shelf?.name == "Fiction")
     }
 }
+
+/// A context's teardown breaks the cycles its models' relationships may hold, whichever way
+/// they loaded: the teardown unloads what the context noted as loaded, without looking at every
+/// model, so each way a relationship can load must be noted.
+@Suite struct TeardownCycleTests {
+    enum Way: String, CaseIterable, Sendable {
+        case inserted, insertedThroughItsBook, readFromTheShelf, readFromTheBook, prefetched
+    }
+
+    @Test(arguments: Way.allCases)
+    func modelsGoWithTheirContextWhicheverWayTheirRelationshipsLoaded(_ way: Way) throws {
+        let container = try inMemoryContainer(for: Shelf.self, Book.self)
+        do {
+            let setup = ModelContext(container)
+            let shelf = Shelf(name: "Fiction")
+            shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
+            setup.insert(shelf)
+            try setup.save()
+        }
+        weak var shelf: Shelf?
+        weak var book: Book?
+        do {
+            let context = ModelContext(container)
+            let held: (Shelf, Book)
+            switch way {
+            case .inserted:
+                let made = Shelf(name: "New")
+                made.books = [Book(title: "Solaris")]
+                context.insert(made)
+                try context.save()
+                held = (made, made.books[0])
+            case .readFromTheShelf:
+                let fetched = try context.fetch(FetchDescriptor<Shelf>())[0]
+                held = (fetched, fetched.books[0])
+                #expect(held.1.shelf === fetched)
+            case .readFromTheBook:
+                let fetched = try context.fetch(FetchDescriptor<Book>())[0]
+                let owner = try #require(fetched.shelf)
+                #expect(owner.books.contains { $0 === fetched })
+                held = (owner, fetched)
+            case .prefetched:
+                var descriptor = FetchDescriptor<Shelf>()
+                descriptor.relationshipKeyPathsForPrefetching = [\.books]
+                let fetched = try context.fetch(descriptor)[0]
+                held = (fetched, fetched.books[0])
+                #expect(held.1.shelf === fetched)
+            case .insertedThroughItsBook:
+                // The shelf joins the context through the book's relationship, not an insert.
+                let made = Book(title: "Solaris", shelf: Shelf(name: "New"))
+                context.insert(made)
+                try context.save()
+                let owner = try #require(made.shelf)
+                #expect(owner.books.contains { $0 === made })
+                held = (owner, made)
+            }
+            (shelf, book) = held
+            #expect(shelf != nil && book != nil)
+        }
+        #expect(shelf == nil, "the shelf outlived its context: a cycle was left")
+        #expect(book == nil, "the book outlived its context: a cycle was left")
+    }
+}
