@@ -45,7 +45,6 @@ extension ModelContext {
     /// Gives `owner`'s relationship the models it loaded (a fault's load, or a prefetch), not as a
     /// change: a to-many takes the changes that waited for it first (see ``DeferredListChanges``).
     func assign(loaded related: [any PersistentModel], to relationship: RelationshipInfo, of owner: any PersistentModel) {
-        loadedRelationships.noteLoad(of: relationship)
         var models = related
         if relationship.isToMany { models = deferredListChanges.apply(to: related, list: relationship.column, of: owner) }
         owner._$modelKit.loading { relationship.access.assign(owner, models) }

@@ -51,8 +51,10 @@ public final class ModelContext {
     var deleted = PendingModels()
     /// Changes to lists not loaded yet, made through their inverse to-one.
     var deferredListChanges = DeferredListChanges()
-    /// The relationships the context's models may hold loaded, for its teardown.
-    var loadedRelationships = LoadedRelationships()
+    /// The relationships the context's models may hold loaded, for its teardown. Noted by every
+    /// relationship write, so not checked for exclusive access: the context is used from one
+    /// thread at a time.
+    @exclusivity(unchecked) var loadedRelationships = LoadedRelationships()
 
     /// A context of `container`.
     public init(_ container: ModelContainer) {

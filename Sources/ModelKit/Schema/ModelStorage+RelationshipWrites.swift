@@ -54,6 +54,7 @@ extension ModelStorage {
         _ model: Model, keyPath: KeyPath<Model, Value>, column: Int, _ write: () -> Void,
         maintaining maintain: (RelationshipInfo) -> Void
     ) {
+        noteRelationshipWrite(at: column)
         if isLoading { relationshipsMayDisagree = true }
         guard !isLoading, let relationship = relationship(of: Model.self, at: column), relationship.inverse != nil else {
             return mutate(model, keyPath: keyPath, column: column, write)
@@ -73,5 +74,13 @@ extension ModelStorage {
         }
         mutate(model, keyPath: keyPath, column: column, write)
         maintain(relationship)
+    }
+
+    /// Tells the model's context that the relationship at `column` may hold models now, for its
+    /// teardown (see ``LoadedRelationships``). An inserted model's context counts all its
+    /// relationships already.
+    func noteRelationshipWrite(at column: Int) {
+        guard !isInserted, let entity, let context else { return }
+        context.loadedRelationships.noteWrite(at: column, of: entity)
     }
 }

@@ -330,6 +330,7 @@ public struct ModelStorage {
         if hasFaults { resolveFault(model, column: column) }
         var changed = false
         withMutation(of: model, keyPath: keyPath) { changed = write() }
+        if changed { noteRelationshipWrite(at: column) }
         guard changed, !isLoading else { return changed }
         changedColumns.insert(column)
         context?.modelDidChange(model)

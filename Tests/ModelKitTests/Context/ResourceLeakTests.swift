@@ -75,28 +75,40 @@ import Testing
 }
 
 /// A context's teardown breaks the cycles its models' relationships may hold, whichever way
-/// they loaded: the teardown unloads what the context noted as loaded, without looking at every
-/// model, so each way a relationship can load must be noted.
+/// they loaded: the teardown unloads what the context noted as written, without looking at every
+/// model, so each way a relationship can come to hold a model must be noted.
 @Suite struct TeardownCycleTests {
     enum Way: String, CaseIterable, Sendable {
         case inserted, insertedThroughItsBook, readFromTheShelf, readFromTheBook, prefetched
+        /// A book stored without a shelf (no fault to load) is given one by its setter.
+        case emptyToOneSet
+        /// A book stored without a shelf joins a loaded list: the inverse upkeep sets its shelf.
+        case emptyToOneJoinedThroughTheList
+        /// The to-one side is inherited: a sticky pin (a subclass of pin) reads its pinboard.
+        case inheritedToOne
     }
 
     @Test(arguments: Way.allCases)
     func modelsGoWithTheirContextWhicheverWayTheirRelationshipsLoaded(_ way: Way) throws {
-        let container = try inMemoryContainer(for: Shelf.self, Book.self)
+        let container = try inMemoryContainer(for: Shelf.self, Book.self, Pinboard.self, Pin.self, StickyPin.self)
         do {
             let setup = ModelContext(container)
             let shelf = Shelf(name: "Fiction")
             shelf.books = [Book(title: "Dune"), Book(title: "Emma")]
             setup.insert(shelf)
+            setup.insert(Book(title: "Loose"))
+            let pinboard = Pinboard(name: "Kitchen")
+            pinboard.pins = [StickyPin(text: "Milk", color: "yellow")]
+            setup.insert(pinboard)
             try setup.save()
         }
-        weak var shelf: Shelf?
-        weak var book: Book?
+        weak var owner: AnyObject?
+        weak var member: AnyObject?
         do {
             let context = ModelContext(container)
-            let held: (Shelf, Book)
+            let held: (AnyObject, AnyObject)
+            func fiction() throws -> Shelf { try context.fetch(FetchDescriptor<Shelf>(predicate: #Predicate { $0.name == "Fiction" }))[0] }
+            func loose() throws -> Book { try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "Loose" }))[0] }
             switch way {
             case .inserted:
                 let made = Shelf(name: "New")
@@ -104,34 +116,73 @@ import Testing
                 context.insert(made)
                 try context.save()
                 held = (made, made.books[0])
-            case .readFromTheShelf:
-                let fetched = try context.fetch(FetchDescriptor<Shelf>())[0]
-                held = (fetched, fetched.books[0])
-                #expect(held.1.shelf === fetched)
-            case .readFromTheBook:
-                let fetched = try context.fetch(FetchDescriptor<Book>())[0]
-                let owner = try #require(fetched.shelf)
-                #expect(owner.books.contains { $0 === fetched })
-                held = (owner, fetched)
-            case .prefetched:
-                var descriptor = FetchDescriptor<Shelf>()
-                descriptor.relationshipKeyPathsForPrefetching = [\.books]
-                let fetched = try context.fetch(descriptor)[0]
-                held = (fetched, fetched.books[0])
-                #expect(held.1.shelf === fetched)
             case .insertedThroughItsBook:
                 // The shelf joins the context through the book's relationship, not an insert.
                 let made = Book(title: "Solaris", shelf: Shelf(name: "New"))
                 context.insert(made)
                 try context.save()
-                let owner = try #require(made.shelf)
-                #expect(owner.books.contains { $0 === made })
-                held = (owner, made)
+                let shelf = try #require(made.shelf)
+                #expect(shelf.books.contains { $0 === made })
+                held = (shelf, made)
+            case .readFromTheShelf:
+                let shelf = try fiction()
+                held = (shelf, shelf.books[0])
+                #expect(shelf.books[0].shelf === shelf)
+            case .readFromTheBook:
+                let book = try context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "Dune" }))[0]
+                let shelf = try #require(book.shelf)
+                #expect(shelf.books.contains { $0 === book })
+                held = (shelf, book)
+            case .prefetched:
+                var descriptor = FetchDescriptor<Shelf>()
+                descriptor.relationshipKeyPathsForPrefetching = [\.books]
+                let shelf = try context.fetch(descriptor)[0]
+                held = (shelf, shelf.books[0])
+                #expect(shelf.books[0].shelf === shelf)
+            case .emptyToOneSet:
+                let (shelf, book) = (try fiction(), try loose())
+                #expect(shelf.books.count == 2 && book.shelf == nil)
+                book.shelf = shelf
+                #expect(shelf.books.contains { $0 === book })
+                held = (shelf, book)
+            case .emptyToOneJoinedThroughTheList:
+                let (shelf, book) = (try fiction(), try loose())
+                #expect(shelf.books.count == 2 && book.shelf == nil)
+                shelf.books.append(book)
+                #expect(book.shelf === shelf)
+                held = (shelf, book)
+            case .inheritedToOne:
+                let pin = try #require(try context.fetch(FetchDescriptor<StickyPin>()).first)
+                let pinboard = try #require(pin.pinboard)
+                #expect(pinboard.pins.contains { $0 === pin })
+                held = (pinboard, pin)
             }
-            (shelf, book) = held
-            #expect(shelf != nil && book != nil)
+            (owner, member) = held
+            #expect(owner != nil && member != nil)
         }
-        #expect(shelf == nil, "the shelf outlived its context: a cycle was left")
-        #expect(book == nil, "the book outlived its context: a cycle was left")
+        #expect(owner == nil, "the owner outlived its context: a cycle was left")
+        #expect(member == nil, "the member outlived its context: a cycle was left")
+    }
+}
+
+/// A pinboard of pins, some of them sticky: a to-one inherited by a subclass, whose inverse is a
+/// to-many of the base class.
+@Model final class Pinboard {
+    var name: String
+    @Relationship(inverse: \Pin.pinboard) var pins: [Pin] = []
+    init(name: String) { self.name = name }
+}
+
+@Model class Pin {
+    var text: String
+    var pinboard: Pinboard?
+    init(text: String) { self.text = text }
+}
+
+@Model final class StickyPin: Pin {
+    var color: String
+    init(text: String, color: String) {
+        self.color = color
+        super.init(text: text)
     }
 }

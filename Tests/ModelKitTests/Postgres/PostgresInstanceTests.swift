@@ -190,6 +190,9 @@ struct PostgresInstanceTests {
         let reader = ModelContext(try database.container(for: TodoItem.self, instance: 9))
         let saving = DispatchGroup()
         let failures = Mutex<[any Error]>([])
+        // The writers wait for the reader's first read halfway through, and for its second three
+        // quarters through, so that it reads while they commit however the threads are scheduled.
+        let (afterFirstRead, afterSecondRead) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         // Writers on threads of their own, so the reader reads while they commit.
         for (index, container) in writers.enumerated() {
             saving.enter()
@@ -198,6 +201,8 @@ struct PostgresInstanceTests {
                 do {
                     let context = ModelContext(container)
                     for save in 0..<40 {
+                        if save == 20 { afterFirstRead.wait() }
+                        if save == 30 { afterSecondRead.wait() }
                         // Statements between a transaction's first write, which fixes its token,
                         // and its commit, more in some than in others: commits overtake each other.
                         for part in 0..<(1 + (save + index) % 5) { context.insert(TodoItem(title: "writer \(index) save \(save) part \(part)")) }
@@ -213,6 +218,7 @@ struct PostgresInstanceTests {
         while saving.wait(timeout: .now()) == .timedOut {
             seen += try reader.fetchHistory(Self.transactions(after: seen.last)).map(\.token)
             reads += 1
+            if reads <= 2 { for _ in writers { (reads == 1 ? afterFirstRead : afterSecondRead).signal() } }
         }
         let deadline = Date().addingTimeInterval(60)
         while seen.count < 320, Date() < deadline {
