@@ -6,14 +6,16 @@
 /// search per write, and a relationship noted but no longer held costs the teardown a walk of its
 /// entity's models, which is what every teardown used to pay. A relationship holds models when:
 /// - something wrote it: a load or a prefetch, a setter, the upkeep of an inverse, an undo, a
-///   merge (``noteWrite(at:of:)``, which every write of a relationship calls);
+///   merge (``noteWrite(at:of:)``, which each write of a relationship of a model in the context
+///   calls, unless the model is inserted);
 /// - its model was inserted: a model the program made holds what it was given, and a model
 ///   another context loaded holds what that context loaded (``noteInsert(of:)``);
 /// - it is a required to-one, which loads with its model.
 ///
 /// A relationship is known by its class hierarchy and its column: an inherited relationship is a
 /// separate ``RelationshipInfo`` in each subclass's entity, and the one an inverse names is the
-/// base class's.
+/// base class's. (Sibling subclasses number their own properties from the same column, so theirs
+/// can share a key: that costs a walk, never a cycle left.)
 struct LoadedRelationships {
     private struct Key: Equatable {
         let hierarchy: ObjectIdentifier

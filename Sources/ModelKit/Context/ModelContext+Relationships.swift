@@ -117,6 +117,8 @@ extension ModelContext {
     func unloadRelationships() {
         for entity in container.schema.entities where !entity.relationshipsByColumn.isEmpty {
             let cyclic = entity.orderedRelationships.filter { relationship in
+                // A required to-one never goes back to a fault: its inverse's side breaks the cycle.
+                if case .toOne(_, isOptional: false) = relationship.shape { return false }
                 guard let inverse = relationship.inverse, relationship.isToMany || !inverse.isToMany else { return false }
                 return loadedRelationships.mayHold(relationship, of: entity) && loadedRelationships.mayHold(inverse, of: relationship.target)
             }

@@ -86,11 +86,16 @@ import Testing
         case emptyToOneJoinedThroughTheList
         /// The to-one side is inherited: a sticky pin (a subclass of pin) reads its pinboard.
         case inheritedToOne
+        /// A lodging and its excursion, each the other's only one.
+        case oneToOne
+        /// A label's posts and a post's labels, through a join table.
+        case manyToMany
     }
 
     @Test(arguments: Way.allCases)
     func modelsGoWithTheirContextWhicheverWayTheirRelationshipsLoaded(_ way: Way) throws {
-        let container = try inMemoryContainer(for: Shelf.self, Book.self, Pinboard.self, Pin.self, StickyPin.self)
+        let container = try inMemoryContainer(
+            for: Shelf.self, Book.self, Pinboard.self, Pin.self, StickyPin.self, Excursion.self, Lodging.self, ExcursionStop.self, Label.self, Post.self)
         do {
             let setup = ModelContext(container)
             let shelf = Shelf(name: "Fiction")
@@ -100,6 +105,12 @@ import Testing
             let pinboard = Pinboard(name: "Kitchen")
             pinboard.pins = [StickyPin(text: "Milk", color: "yellow")]
             setup.insert(pinboard)
+            let trip = Excursion(name: "Rome", destination: "Italy")
+            trip.lodging = Lodging(placeName: "Hotel")
+            setup.insert(trip)
+            let label = Label(name: "news")
+            label.posts = [Post(title: "Launch")]
+            setup.insert(label)
             try setup.save()
         }
         weak var owner: AnyObject?
@@ -156,6 +167,16 @@ import Testing
                 let pinboard = try #require(pin.pinboard)
                 #expect(pinboard.pins.contains { $0 === pin })
                 held = (pinboard, pin)
+            case .oneToOne:
+                let lodging = try #require(try context.fetch(FetchDescriptor<Lodging>()).first)
+                let trip = try #require(lodging.excursion)
+                #expect(trip.lodging === lodging)
+                held = (trip, lodging)
+            case .manyToMany:
+                let label = try #require(try context.fetch(FetchDescriptor<Label>()).first)
+                let post = try #require(label.posts.first)
+                #expect(post.labels.contains { $0 === label })
+                held = (label, post)
             }
             (owner, member) = held
             #expect(owner != nil && member != nil)
