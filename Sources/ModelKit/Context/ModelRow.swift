@@ -15,14 +15,23 @@ public struct ModelRow {
     @usableFromInline let direct: SQLiteColumns?
     /// The same for a custom store's row: its values, property `i` at `i + 1`.
     @usableFromInline let values: RowValues?
+    /// The placeholders of the properties a partial fetch left out, by property index (nil for
+    /// one it read): the typed reads take them from here rather than from the statement, which
+    /// selects them as literals only to keep the columns in place. Nil for a row of every column.
+    @usableFromInline let placeholders: [SQLValue?]?
+    /// ``direct`` for a partial fetch's row, which leaves ``direct`` nil: a row of every column
+    /// reads through ``direct`` without looking for placeholders.
+    @usableFromInline let partialDirect: SQLiteColumns?
 
     init(statement: Statement, entity: Schema.Entity, context: ModelContext, partial: PartialFetch? = nil) {
         self.statement = statement
         self.entity = entity
         self.context = context
         self.partial = partial
+        placeholders = partial?.placeholders
         let asStored = entity.readsColumnsAsStored
-        direct = asStored ? statement.sqliteColumns : nil
+        direct = asStored && partial == nil ? statement.sqliteColumns : nil
+        partialDirect = asStored && partial != nil ? statement.sqliteColumns : nil
         values = asStored ? statement.rowValues : nil
     }
 
@@ -77,6 +86,10 @@ public struct ModelRow {
     public func value<Value: ColumnConvertible>(at index: Int) throws -> Value {
         if let direct, let value = direct.read(Int32(index + 1), as: Value.self) { return value }
         if let values, let value = Value(sqlValue: values.row[index + 1]) { return value }
+        if let placeholders {
+            if let placeholder = placeholders[index], let value = Value(sqlValue: placeholder) { return value }
+            if let partialDirect, let value = partialDirect.read(Int32(index + 1), as: Value.self) { return value }
+        }
         let stored = self.stored(at: index)
         guard let value = Value(sqlValue: stored) else { throw mismatch(stored, at: index) }
         return value
@@ -94,6 +107,15 @@ public struct ModelRow {
             let stored = values.row[index + 1]
             if case .null = stored { return nil }
             if let value = Wrapped(sqlValue: stored) { return value }
+        } else if let placeholders {
+            if let placeholder = placeholders[index] {
+                if case .null = placeholder { return nil }
+                if let value = Wrapped(sqlValue: placeholder) { return value }
+            } else if let partialDirect {
+                let column = Int32(index + 1)
+                if partialDirect.isNull(column) { return nil }
+                if let value = partialDirect.read(column, as: Wrapped.self) { return value }
+            }
         }
         let stored = self.stored(at: index)
         if case .null = stored { return nil }

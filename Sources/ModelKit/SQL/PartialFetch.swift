@@ -13,6 +13,9 @@ final class PartialFetch {
     let unfetched: [Int]
     /// Their faults, which every model the fetch makes shares until one of them loads.
     let faults: ModelStorage.Faults
+    /// Each property's placeholder by index, nil for the properties read (see
+    /// ``ModelRow/placeholders``).
+    let placeholders: [SQLValue?]
 
     /// The partial fetch `descriptor`'s `propertiesToFetch` asks for, or nil when it would read
     /// every column anyway. The sort's properties are read too: sorting in memory, with unsaved
@@ -45,6 +48,7 @@ final class PartialFetch {
             uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
         selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.source)"
         self.unfetched = unfetched
+        self.placeholders = entity.metadata.indices.map { unfetched.contains($0) ? entity.unfetchedPlaceholders[$0] : nil }
         var faults = ModelStorage.Faults()
         for column in unfetched { faults.append(.unfetched, at: column) }
         self.faults = faults

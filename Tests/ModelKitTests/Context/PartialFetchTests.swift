@@ -173,6 +173,30 @@ struct Dimensions: Codable, Hashable {
         }
     }
 
+    /// The properties a partial fetch reads, optional or not, hold their stored values at once (a
+    /// row of a partial fetch reads its columns past the placeholders it holds): reading them
+    /// runs no statement. A property left out holds its placeholder until then.
+    @Test(arguments: StoreKind.withPostgres) func theReadPropertiesHoldTheirStoredValuesWithoutAStatement(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let writer = ModelContext(container)
+        let first = try #require(try writer.fetch(descriptor([])).first)
+        first.note = nil
+        try writer.save()
+        let context = ModelContext(container)
+        var statements: [String] = []
+        context.statementTrace = { statements.append($0) }
+        let listings = try context.fetch(descriptor([\.note, \.rating, \.listedAt]))
+        statements.removeAll()
+        #expect(listings.map(\.note) == [nil, "a note", "a note"])
+        #expect(listings.map(\.rating) == [4.5, 4.5, 4.5])
+        #expect(listings.map(\.listedAt) == Array(repeating: Date(timeIntervalSinceReferenceDate: 1_000), count: 3))
+        #expect(listings.map(\.price) == [0, 10, 20], "the sort property was read")
+        #expect(statements.isEmpty)
+        #expect(listings[2].title == "t2")
+        #expect(statements.count == 1, "a property left out loads on first read")
+    }
+
     @Test func thePlaceholdersAreConstantsOfTheColumnsTypes() throws {
         let entity = Schema([Listing.self, Seller.self]).entities.first { $0.name == "Listing" }!
         let sqlite = try #require(PartialFetch(entity, fetching: [0], dialect: .sqlite))
