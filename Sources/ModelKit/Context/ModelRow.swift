@@ -11,7 +11,8 @@ public struct ModelRow {
     /// of every column. A reference, so that rows copy in generic code as cheaply as before.
     var partial: PartialFetch?
     /// The statement's typed reads, for a row whose property `i` is column `i + 1` and stored as
-    /// is (no class hierarchy, no ephemeral or external property): nil for the others.
+    /// is (no class hierarchy, no ephemeral or external property) and of every column: nil for
+    /// the others (a partial fetch's row has ``partialDirect``).
     @usableFromInline let direct: SQLiteColumns?
     /// The same for a custom store's row: its values, property `i` at `i + 1`.
     @usableFromInline let values: RowValues?
@@ -75,7 +76,7 @@ public struct ModelRow {
 
     /// The key a to-one at `index` holds; nil for `NULL` (or a stored value that is no key).
     private func toOneKey(at index: Int) -> Int64? {
-        if let direct { return direct.integer(Int32(index + 1)) }
+        if let columns = direct ?? partialDirect { return columns.integer(Int32(index + 1)) }
         guard case .integer(let key) = stored(at: index) else { return nil }
         return key
     }

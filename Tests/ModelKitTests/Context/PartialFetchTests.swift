@@ -174,8 +174,8 @@ struct Dimensions: Codable, Hashable {
     }
 
     /// The properties a partial fetch reads, optional or not, hold their stored values at once (a
-    /// row of a partial fetch reads its columns past the placeholders it holds): reading them
-    /// runs no statement. A property left out holds its placeholder until then.
+    /// row of a partial fetch reads its own columns past the placeholders it hands from memory):
+    /// reading them runs no statement, and reading one left out loads them all.
     @Test(arguments: StoreKind.withPostgres) func theReadPropertiesHoldTheirStoredValuesWithoutAStatement(kind: StoreKind) throws {
         let (store, container) = try seeded(kind)
         defer { withExtendedLifetime(store) {} }
