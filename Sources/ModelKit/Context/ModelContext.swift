@@ -51,9 +51,9 @@ public final class ModelContext {
     var deleted = PendingModels()
     /// Changes to lists not loaded yet, made through their inverse to-one.
     var deferredListChanges = DeferredListChanges()
-    /// The relationships the context's models may hold loaded, for its teardown. Noted by every
-    /// relationship write, so not checked for exclusive access: the context is used from one
-    /// thread at a time.
+    /// The relationships the context's models may hold loaded, for its teardown. Noted on
+    /// relationship writes, a hot path, so not checked for exclusive access: the context is used
+    /// from one thread at a time.
     @exclusivity(unchecked) var loadedRelationships = LoadedRelationships()
 
     /// A context of `container`.

@@ -44,11 +44,12 @@ final class PartialFetch {
         guard entity.hierarchy == nil else { return nil }
         let unfetched = entity.metadata.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
-        let placeholders = Dictionary(
+        let literals = Dictionary(
             uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
-        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: placeholders)) FROM \(entity.sql.source)"
+        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: literals)) FROM \(entity.sql.source)"
         self.unfetched = unfetched
-        self.placeholders = entity.metadata.indices.map { unfetched.contains($0) ? entity.unfetchedPlaceholders[$0] : nil }
+        // The columns `unfetched` names: those not fetched that have a placeholder.
+        placeholders = entity.metadata.indices.map { fetched.contains($0) ? nil : entity.unfetchedPlaceholders[$0] }
         var faults = ModelStorage.Faults()
         for column in unfetched { faults.append(.unfetched, at: column) }
         self.faults = faults
