@@ -24,10 +24,10 @@ public final class ModelContainer: Sendable, Equatable {
     let storeConfigurationNames: [String]
     /// The index in ``stores`` of each entity's store; empty when there is one store.
     private let storeIndexes: [ObjectIdentifier: Int]
-    private let main = Mutex<MainContextBox?>(nil)
+    private let main = PosixMutex<MainContextBox?>(nil)
     /// The threads ``perform(_:)`` runs work on, as many as the stores keep connections.
     let requestThreads: RequestThreads
-    private let contextTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let contextTrace = PosixMutex<(@Sendable (String) -> Void)?>(nil)
 
     /// The ``ModelContext/statementTrace`` of each context made for the container from now on:
     /// how a benchmark counts the statements of work whose contexts it never sees (a sync

@@ -14,6 +14,6 @@ extension ModelContext {
         userInfo[NotificationKey.updatedIdentifiers.rawValue] = updated
         userInfo[NotificationKey.deletedIdentifiers.rawValue] = deleted
         if let token { userInfo[NotificationKey.historyTokens.rawValue] = token }
-        NotificationCenter.default.post(name: Self.didSave, object: self, userInfo: userInfo)
+        NotificationGate.shared.post(name: Self.didSave, object: self, userInfo: userInfo)
     }
 }

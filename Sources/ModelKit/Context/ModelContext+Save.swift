@@ -68,7 +68,7 @@ extension ModelContext {
                     + "make each store's changes in a transaction of their own")
         }
         try prepareRelationshipsForSave()
-        NotificationCenter.default.post(name: Self.willSave, object: self)
+        NotificationGate.shared.post(name: Self.willSave, object: self)
         var batches = pendingBatches()
 
         var saved = SaveBatch.Identifiers()

@@ -19,7 +19,7 @@ final class RequestThreads: Sendable {
         case end
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     private let ready = DispatchSemaphore(value: 0)
     /// The most threads the pool starts.
     let limit: Int

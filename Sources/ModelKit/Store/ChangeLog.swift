@@ -32,7 +32,7 @@ final class ChangeLog: Sendable {
         var last: UInt64 { first + UInt64(count) - 1 }
     }
 
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     /// The sequence number of the newest entry; 0 before any.
     let latest = Atomic<UInt64>(0)
     /// The most keys kept.

@@ -30,7 +30,7 @@ final class StoreAccess: @unchecked Sendable {
     let instance = UUID().uuidString
     /// Delivers other instances' announcements, and sends this process's, for a driver's
     /// database: set with ``listen(on:)``.
-    private let listening = Mutex<(any DriverListener)?>(nil)
+    private let listening = PosixMutex<(any DriverListener)?>(nil)
     /// Bumped by every commit a context of the process makes, and by every commit of another
     /// process noticed. A context that has merged up to the current generation is fresh.
     let generation = Atomic<UInt64>(0)
@@ -53,22 +53,22 @@ final class StoreAccess: @unchecked Sendable {
     }
     /// How many watches want other processes' commits noticed without waiting for a read, and
     /// the timer that checks while there are any.
-    private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
-    private let idle = Mutex<[IdleConnection]>([])
+    private let watches = PosixMutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
+    private let idle = PosixMutex<[IdleConnection]>([])
     /// What the process's contexts commit, for each to read (see ``ChangeLog``).
     let changes = ChangeLog()
     /// Every inbox reading ``changes``: what the log may let go of is what they all read.
-    private let inboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
+    private let inboxes = PosixMutex<[ObjectIdentifier: WeakInbox]>([:])
     /// The inboxes told of each change as it is published.
-    private let toldInboxes = Mutex<[ObjectIdentifier: WeakInbox]>([:])
+    private let toldInboxes = PosixMutex<[ObjectIdentifier: WeakInbox]>([:])
     /// Paces this process's announcements to other instances (see ``AnnouncementPacer``).
-    private let announcements = Mutex(AnnouncementPacer(interval: StoreAccess.announcementInterval))
+    private let announcements = PosixMutex(AnnouncementPacer(interval: StoreAccess.announcementInterval))
     /// The least time between two announcements of the process: another instance hears a commit
     /// at most this late (and a round trip), and a busy instance costs the server 20
     /// announcements a second.
     static let announcementInterval = Duration.milliseconds(50)
 
-    private static let registry = Mutex<[String: WeakAccess]>([:])
+    private static let registry = PosixMutex<[String: WeakAccess]>([:])
 
     /// The access layer of `driver`'s database: the process's existing one, or a new one.
     /// - Throws: the database's error when it cannot be opened or reached.
