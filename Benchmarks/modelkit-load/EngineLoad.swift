@@ -14,6 +14,9 @@ enum EngineMode: String {
     /// Tasks of a `TaskGroup`, each request `container.perform { context in … }`: the
     /// container's own threads, the caller suspended meanwhile.
     case perform
+    /// As `perform`, each task preferring the container's `requestExecutor`: `perform` runs
+    /// where the task is, without a hop.
+    case executor
 }
 
 /// One request, on a context of its own.
@@ -52,16 +55,16 @@ func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload
     @Sendable func source(_ loop: Int) -> RequestSource { RequestSource(workload: workload, rows: rows, stream: process * 1000 + loop, run: run) }
     try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
     switch mode {
-    case .tasks, .actors, .perform:
+    case .tasks, .actors, .perform, .executor:
         try await withThrowingTaskGroup(of: Void.self) { group in
             for loop in 0..<concurrency {
-                group.addTask {
+                group.addTask(executorPreference: mode == .executor ? container.requestExecutor : nil) {
                     var requests = source(loop)
                     while Date() < end {
                         let request = requests.next()
                         switch mode {
                         case .tasks: try handle(request, in: ModelContext(container))
-                        case .perform: try await container.perform { context in try handle(request, in: context) }
+                        case .perform, .executor: try await container.perform { context in try handle(request, in: context) }
                         default: try await RequestActor(modelContainer: container).serve(request)
                         }
                         done.count.add(1, ordering: .relaxed)

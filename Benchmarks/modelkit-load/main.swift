@@ -2,7 +2,7 @@
 // beside hand-written libpq, in one run.
 //
 //     swift run -c release modelkit-load [--workload writes|mixed|reads] [--concurrency 16]
-//         [--processes 1] [--seconds 5] [--runs 3] [--latency-ms 0] [--rows 10000] [--mode tasks|actors|threads|perform]
+//         [--processes 1] [--seconds 5] [--runs 3] [--latency-ms 0] [--rows 10000] [--mode tasks|actors|threads|perform|executor]
 //
 // The server is MODELKIT_BENCH_POSTGRES_URL's (or MODELKIT_TEST_POSTGRES_URL's). Each side gets a
 // schema of its own, seeded with `rows` rows. A run starts `processes` copies of this program
@@ -71,7 +71,7 @@ func usage() -> Never {
     FileHandle.standardError.write(
         Data(
             ("usage: modelkit-load [--workload writes|mixed|reads] [--concurrency N] [--processes N] [--seconds S] [--runs R] "
-                + "[--latency-ms MS] [--rows N] [--mode tasks|actors|threads|perform]\n").utf8))
+                + "[--latency-ms MS] [--rows N] [--mode tasks|actors|threads|perform|executor]\n").utf8))
     exit(2)
 }
 

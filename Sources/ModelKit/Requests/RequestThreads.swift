@@ -1,10 +1,20 @@
 import Foundation
-import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A fixed set of threads that run blocking database work for async callers: as many as the
 /// store keeps connections, so that work waiting for a connection waits here, in a queue, rather
 /// than on Swift's cooperative threads (two on a 2-core machine), which the rest of the
-/// process needs. Threads start on first use and end with the container (``stop()``).
+/// process needs. Threads start on first use and end with the container (``stop()``). As a
+/// `TaskExecutor` (below), they also run the tasks that prefer them, between their blocking jobs.
 final class RequestThreads: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
@@ -61,7 +71,21 @@ final class RequestThreads: Sendable {
         for _ in 0..<threads { ready.signal() }
     }
 
+    /// Whether the calling thread is one of these threads.
+    var isCurrent: Bool {
+        pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    /// Holds, on each thread of a pool, the pool it belongs to.
+    private static let currentKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+
     private func work() {
+        pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
         while true {
             let next = state.withLock { state -> Next in
                 if !state.jobs.isEmpty { return .run(state.jobs.removeFirst()) }
@@ -82,5 +106,15 @@ final class RequestThreads: Sendable {
                 return
             }
         }
+    }
+}
+
+/// The threads as an executor that tasks may prefer (``ModelContainer/requestExecutor``): a task
+/// that runs on them calls ``ModelContainer/perform(_:)`` without a hop to another thread.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+extension RequestThreads: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        run { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 }
