@@ -56,19 +56,24 @@ func runEngine(_ container: ModelContainer, mode: EngineMode, workload: Workload
     try await Task.sleep(for: .seconds(max(0, start.timeIntervalSinceNow)))
     switch mode {
     case .tasks, .actors, .perform, .executor:
+        @Sendable func serve(_ loop: Int) async throws {
+            var requests = source(loop)
+            while Date() < end {
+                let request = requests.next()
+                switch mode {
+                case .tasks: try handle(request, in: ModelContext(container))
+                case .perform, .executor: try await container.perform { context in try handle(request, in: context) }
+                default: try await RequestActor(modelContainer: container).serve(request)
+                }
+                done.count.add(1, ordering: .relaxed)
+            }
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for loop in 0..<concurrency {
-                group.addTask(executorPreference: mode == .executor ? container.requestExecutor : nil) {
-                    var requests = source(loop)
-                    while Date() < end {
-                        let request = requests.next()
-                        switch mode {
-                        case .tasks: try handle(request, in: ModelContext(container))
-                        case .perform, .executor: try await container.perform { context in try handle(request, in: context) }
-                        default: try await RequestActor(modelContainer: container).serve(request)
-                        }
-                        done.count.add(1, ordering: .relaxed)
-                    }
+                if mode == .executor, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+                    group.addTask(executorPreference: container.requestExecutor) { try await serve(loop) }
+                } else {
+                    group.addTask { try await serve(loop) }
                 }
             }
             try await group.waitForAll()

@@ -5,6 +5,7 @@ import Testing
 
 /// `ModelContainer.requestExecutor`: a task that prefers it runs on the container's request
 /// threads, and its `perform` calls run where it is.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 @Suite struct RequestExecutorTests {
     private final class Flag: Sendable {
         let value = Atomic(false)
