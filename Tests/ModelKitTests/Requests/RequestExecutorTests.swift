@@ -5,7 +5,6 @@ import Testing
 
 /// `ModelContainer.requestExecutor`: a task that prefers it runs on the container's request
 /// threads, and its `perform` calls run where it is.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 @Suite struct RequestExecutorTests {
     private final class Flag: Sendable {
         let value = Atomic(false)
@@ -15,6 +14,7 @@ import Testing
     /// thread, where there is none; run where the caller is, it runs in the caller's task.
     private static func runsInATask() -> Bool { withUnsafeCurrentTask { $0 != nil } }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test(arguments: StoreKind.withPostgres)
     func aTaskOnTheRequestExecutorPerformsWithoutAHop(_ kind: StoreKind) async throws {
         let store = try TestStore(kind)
@@ -33,6 +33,7 @@ import Testing
         #expect(!plainInTask)
     }
 
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test func aCancelledTaskOnTheRequestExecutorDoesNotRunItsWork() async throws {
         let container = try inMemoryContainer(for: TodoItem.self)
         let ran = Flag()
@@ -47,6 +48,7 @@ import Testing
 
     /// More tasks than the container has threads: the rest wait in the queue, none is lost, and
     /// every save lands.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test(arguments: StoreKind.withPostgres)
     func moreTasksThanThreadsOnTheRequestExecutorAllSave(_ kind: StoreKind) async throws {
         let store = try TestStore(kind)
