@@ -2,6 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
 #endif
 
 /// Lets the threads of a process post contexts' save notifications one at a time, on Linux.
@@ -16,17 +20,18 @@ import Glibc
 /// The gate is held while observers run, as `post` runs them. A thread that posts again from an
 /// observer goes through (the mutex is recursive), and a thread that has waited ``patience``
 /// (for an observer that waits on another saving thread, or takes long) posts without the gate:
-/// no observer can deadlock a save, and a slow one delays the others by `patience` at most.
-/// Elsewhere, `NotificationCenter`'s lock does not spin, and posts go straight through.
-final class NotificationGate: @unchecked Sendable {
-    // Unchecked: the mutex is the gate; it guards no Swift state.
+/// no observer can deadlock a save, and a slow one delays each post of the others (two a save)
+/// by `patience` at most. On Apple platforms, whose `NotificationCenter` does not spin, posts go
+/// straight through.
+final class NotificationGate: Sendable {
     static let shared = NotificationGate()
 
     /// The longest a post waits at the gate.
     static let patience = Duration.milliseconds(1)
 
-    #if canImport(Glibc)
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    #if canImport(Glibc) || canImport(Musl) || canImport(Android)
+    // Sendable: a pointer to a mutex that lives as long as the process.
+    private nonisolated(unsafe) let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     private init() {
         mutex = .allocate(capacity: 1)
@@ -39,11 +44,14 @@ final class NotificationGate: @unchecked Sendable {
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
     }
 
-    /// Posts `name` to `NotificationCenter.default`, through the gate.
-    func post(name: Notification.Name, object: Any?, userInfo: [AnyHashable: Any]? = nil) {
+    /// Posts `name` to `NotificationCenter.default`, through the gate; returns whether it went
+    /// through it (false after waiting ``patience``).
+    @discardableResult
+    func post(name: Notification.Name, object: Any?, userInfo: [AnyHashable: Any]? = nil) -> Bool {
         let entered = pthread_mutex_trylock(mutex) == 0 || waitForTurn()
         defer { if entered { pthread_mutex_unlock(mutex) } }
         NotificationCenter.default.post(name: name, object: object, userInfo: userInfo)
+        return entered
     }
 
     /// Waits for the gate until ``patience`` has passed; whether the gate is this thread's. (The
@@ -64,9 +72,11 @@ final class NotificationGate: @unchecked Sendable {
     #else
     private init() {}
 
-    /// Posts `name` to `NotificationCenter.default`.
-    func post(name: Notification.Name, object: Any?, userInfo: [AnyHashable: Any]? = nil) {
+    /// Posts `name` to `NotificationCenter.default`; returns true.
+    @discardableResult
+    func post(name: Notification.Name, object: Any?, userInfo: [AnyHashable: Any]? = nil) -> Bool {
         NotificationCenter.default.post(name: name, object: object, userInfo: userInfo)
+        return true
     }
     #endif
 }

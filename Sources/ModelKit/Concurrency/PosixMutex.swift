@@ -6,6 +6,8 @@ import Musl
 import Android
 #elseif canImport(Darwin)
 import Darwin
+#else
+import Synchronization
 #endif
 
 /// A lock whose waiters sleep at once: a `pthread_mutex_t`, for the locks that the requests of a
@@ -16,17 +18,23 @@ import Darwin
 /// waiters in turn. With more threads than cores, the spin takes the time the holder needs to
 /// finish: on two cores, with 16 requests at once, it was a fifth of a PostgreSQL write's client
 /// CPU. A POSIX mutex costs a call more when nobody waits; where a lock is seldom contended,
-/// `Mutex` stays.
+/// `Mutex` stays. As with `Mutex`, a thread that takes the lock it holds stops the process rather
+/// than waiting for itself (the mutex checks its owner). Without POSIX threads, it is a `Mutex`.
 package final class PosixMutex<Value>: @unchecked Sendable {
-    // Unchecked: `value` is read and written only while `mutex` is held; what goes in and comes
-    // out is `sending`, as with `Mutex`.
+    // Unchecked: `value` is read and written only while the lock is held; what goes in and
+    // comes out is `sending`, as with `Mutex`.
+    #if canImport(Glibc) || canImport(Musl) || canImport(Android) || canImport(Darwin)
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
     package init(_ initialValue: consuming sending Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(mutex, nil)
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        let status = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
         precondition(status == 0, "pthread_mutex_init failed: \(status)")
         value = initialValue
     }
@@ -38,8 +46,21 @@ package final class PosixMutex<Value>: @unchecked Sendable {
 
     /// Runs `body` with the value, holding the lock.
     package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
-        pthread_mutex_lock(mutex)
+        let status = pthread_mutex_lock(mutex)
+        precondition(status == 0, "PosixMutex: the lock was taken by the thread that holds it (\(status))")
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
+    #else
+    private let mutex: Mutex<Value>
+
+    package init(_ initialValue: consuming sending Value) {
+        mutex = Mutex(initialValue)
+    }
+
+    /// Runs `body` with the value, holding the lock.
+    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+        try mutex.withLock(body)
+    }
+    #endif
 }

@@ -54,7 +54,7 @@ extension ModelContext {
                 }
             }
         }
-        NotificationCenter.default.post(name: Self.willSave, object: self)
+        NotificationGate.shared.post(name: Self.willSave, object: self)
         let (keys, token) = try run(on: link) {
             try store.commit(in: session(of: link)) { writer in
                 if store.dialect.batching.inserts {

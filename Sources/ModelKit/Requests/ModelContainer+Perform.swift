@@ -24,7 +24,7 @@ extension ModelContainer {
     /// (or identifiers). A `@ModelActor` per request does the same, on a queue of its own.
     ///
     /// A task already on one of the container's threads (one that prefers ``requestExecutor``)
-    /// runs `body` where it is, without the hop to another thread and back.
+    /// runs `body` where it is, in the task, without the hop to another thread and back.
     ///
     /// If the calling task is cancelled before `body` starts, `body` does not run and
     /// `CancellationError` is thrown; once it runs, it runs to the end (a database call cannot
@@ -63,10 +63,15 @@ extension ModelContainer {
     /// ```
     ///
     /// The hop is two thread wake-ups and two sleeps a `perform`, about a third of a PostgreSQL
-    /// write's client CPU (see the Benchmarks article). What it costs: the handler's other
-    /// work runs on the container's threads too (as many as the store keeps connections), so a
-    /// handler that computes for long keeps a thread from other requests' database work, as a
-    /// `perform` body does.
+    /// write's client CPU (see the Benchmarks article). What it costs:
+    /// - The handler's other nonisolated work runs on the container's threads too, as many as
+    ///   the store keeps connections (a PostgreSQL configuration's `pooledConnections`, twice the
+    ///   cores for SQLite), after the database work queued before it. A handler that computes
+    ///   for long keeps a thread from other requests' database work, as a `perform` body does.
+    /// - A `perform` body must not block until another task on the executor does something: once
+    ///   every thread is blocked so, nothing runs that task.
+    /// - The preference does not move actor-isolated code: from the main actor, each `perform`
+    ///   still hops.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     public var requestExecutor: any TaskExecutor { requestThreads }
 

@@ -62,7 +62,9 @@ final class RequestThreads: Sendable {
     }
 
     /// Ends every thread once the queue is empty. The container calls it as it goes away: a
-    /// queued job holds the container, so none is left by then, and none comes after.
+    /// queued `perform` holds the container, so none is left by then. A task that still prefers
+    /// the threads as its executor after that runs all the same, each of its jobs on a thread
+    /// started for it that ends when the queue is empty.
     func stop() {
         let threads = state.withLock { state in
             state.isStopping = true
@@ -71,7 +73,9 @@ final class RequestThreads: Sendable {
         for _ in 0..<threads { ready.signal() }
     }
 
-    /// Whether the calling thread is one of these threads.
+    #if canImport(Glibc) || canImport(Musl) || canImport(Android) || canImport(Darwin)
+    /// Whether the calling thread is one of these threads. (The key holds the pool's address,
+    /// which each of its threads keeps alive.)
     var isCurrent: Bool {
         pthread_getspecific(Self.currentKey) == Unmanaged.passUnretained(self).toOpaque()
     }
@@ -84,8 +88,17 @@ final class RequestThreads: Sendable {
         return key
     }()
 
-    private func work() {
+    private func markCurrent() {
         pthread_setspecific(Self.currentKey, Unmanaged.passUnretained(self).toOpaque())
+    }
+    #else
+    /// Without POSIX threads' keys, no thread counts as one of these: `perform` always hops.
+    var isCurrent: Bool { false }
+    private func markCurrent() {}
+    #endif
+
+    private func work() {
+        markCurrent()
         while true {
             let next = state.withLock { state -> Next in
                 if !state.jobs.isEmpty { return .run(state.jobs.removeFirst()) }

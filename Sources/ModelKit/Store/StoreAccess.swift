@@ -98,9 +98,14 @@ final class StoreAccess: @unchecked Sendable {
     deinit {
         watches.withLock { $0.timer?.cancel() }
         let path = path
-        Self.registry.withLock { registry in
-            if registry[path]?.access == nil { registry[path] = nil }
+        // A newer access of the same path, if its last reference is this one, goes away once the
+        // lock is released: its deinit takes the lock too.
+        let newer = Self.registry.withLock { registry -> StoreAccess? in
+            let newer = registry[path]?.access
+            if newer == nil { registry[path] = nil }
+            return newer
         }
+        withExtendedLifetime(newer) {}
     }
 
     /// Opens a connection with the settings every connection to the store gets.

@@ -77,6 +77,29 @@ import Testing
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<TodoItem>()) == 2)
     }
 
+    /// A post from inside an observer of a post that went through the gate goes through it too
+    /// (the gate is recursive) rather than waiting out its patience for its own thread. A post
+    /// that waited out its patience because another test's thread held the gate proves nothing,
+    /// so the check repeats until outer posts went through.
+    @Test func aPostFromAnObserverGoesThroughTheGateItsThreadHolds() {
+        let outerName = Notification.Name("SaveNotificationGateTests.outer")
+        let innerName = Notification.Name("SaveNotificationGateTests.inner")
+        nonisolated(unsafe) var innerEntered: [Bool] = []
+        let observer = NotificationCenter.default.addObserver(forName: outerName, object: nil, queue: nil) { _ in
+            innerEntered.append(NotificationGate.shared.post(name: innerName, object: nil))
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        var checked = 0
+        for _ in 0..<100 where checked < 10 {
+            let outerEntered = NotificationGate.shared.post(name: outerName, object: nil)
+            if outerEntered {
+                checked += 1
+                #expect(innerEntered.last == true, "the nested post did not go through the gate its thread held")
+            }
+        }
+        #expect(checked == 10)
+    }
+
     /// An observer on one thread waits for a save on another: the other thread's posts cannot
     /// wait for the gate that the observer's thread holds, or neither would finish.
     @Test func anObserverWaitingForAnotherThreadsSaveDoesNotDeadlockIt() throws {

@@ -33,6 +33,19 @@ import Testing
         #expect(!plainInTask)
     }
 
+    /// A task on one container's threads hops to another container's for its work: the first
+    /// container's threads hold no connection of the second's store.
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    @Test func aTaskOnOneContainersExecutorHopsToAnothersThreads() async throws {
+        let first = try inMemoryContainer(for: TodoItem.self)
+        let second = try inMemoryContainer(for: TodoItem.self)
+        let (onFirst, onSecond) = try await withTaskExecutorPreference(first.requestExecutor) {
+            (try await first.perform { _ in Self.runsInATask() }, try await second.perform { _ in Self.runsInATask() })
+        }
+        #expect(onFirst)
+        #expect(!onSecond)
+    }
+
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
     @Test func aCancelledTaskOnTheRequestExecutorDoesNotRunItsWork() async throws {
         let container = try inMemoryContainer(for: TodoItem.self)
@@ -59,6 +72,7 @@ import Testing
                 let title = "item \(index)"
                 group.addTask(executorPreference: container.requestExecutor) {
                     try await container.perform { context in
+                        #expect(Self.runsInATask(), "perform handed the work to another thread")
                         context.insert(TodoItem(title: title))
                         try context.save()
                     }
