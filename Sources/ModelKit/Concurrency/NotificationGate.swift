@@ -34,14 +34,7 @@ final class NotificationGate: Sendable {
     private nonisolated(unsafe) let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
     private init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
-        let status = pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        mutex = makePthreadMutex(type: Int32(PTHREAD_MUTEX_RECURSIVE))
     }
 
     /// Posts `name` to `NotificationCenter.default`, through the gate; returns whether it went

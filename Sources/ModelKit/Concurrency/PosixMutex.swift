@@ -17,8 +17,11 @@ import Synchronization
 /// `pause`s (tens of microseconds) before it asks the kernel, which then hands the lock to the
 /// waiters in turn. With more threads than cores, the spin takes the time the holder needs to
 /// finish: on two cores, with 16 requests at once, it was a fifth of a PostgreSQL write's client
-/// CPU. A POSIX mutex costs a call more when nobody waits; where a lock is seldom contended,
-/// `Mutex` stays. As with `Mutex`, a thread that takes the lock it holds stops the process rather
+/// CPU. A POSIX mutex costs a call more when nobody waits, and does not hand the lock over in
+/// turn: a thread that releases it and takes it again at once can keep a waiter out. So it is for
+/// short holds that many threads meet; a lock held across I/O or taken in a loop (the store
+/// registry, held while a store connects; identifier scopes) stays `Mutex`, as do locks seldom
+/// contended. As with `Mutex`, a thread that takes the lock it holds stops the process rather
 /// than waiting for itself (the mutex checks its owner). Without POSIX threads, it is a `Mutex`.
 package final class PosixMutex<Value>: @unchecked Sendable {
     // Unchecked: `value` is read and written only while the lock is held; what goes in and
@@ -28,14 +31,7 @@ package final class PosixMutex<Value>: @unchecked Sendable {
     private var value: Value
 
     package init(_ initialValue: consuming sending Value) {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        var attributes = pthread_mutexattr_t()
-        pthread_mutexattr_init(&attributes)
-        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        let status = pthread_mutex_init(mutex, &attributes)
-        pthread_mutexattr_destroy(&attributes)
-        precondition(status == 0, "pthread_mutex_init failed: \(status)")
+        mutex = makePthreadMutex(type: Int32(PTHREAD_MUTEX_ERRORCHECK))
         value = initialValue
     }
 
@@ -64,3 +60,19 @@ package final class PosixMutex<Value>: @unchecked Sendable {
     }
     #endif
 }
+
+#if canImport(Glibc) || canImport(Musl) || canImport(Android) || canImport(Darwin)
+/// A new `pthread_mutex_t` of `type` (`PTHREAD_MUTEX_ERRORCHECK`, `PTHREAD_MUTEX_RECURSIVE`), at
+/// an address of its own: a mutex must not move once it is initialized.
+func makePthreadMutex(type: Int32) -> UnsafeMutablePointer<pthread_mutex_t> {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    var attributes = pthread_mutexattr_t()
+    pthread_mutexattr_init(&attributes)
+    pthread_mutexattr_settype(&attributes, type)
+    let status = pthread_mutex_init(mutex, &attributes)
+    pthread_mutexattr_destroy(&attributes)
+    precondition(status == 0, "pthread_mutex_init failed: \(status)")
+    return mutex
+}
+#endif

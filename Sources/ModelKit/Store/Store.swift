@@ -215,7 +215,7 @@ final class StoreIdentity: Sendable {
     let keys: StoreKeys?
     /// The identifier scope of each entity with rows here, and the one found last: models of one
     /// entity come in runs. The entity is kept so that its identity is never another's.
-    private let scopes = PosixMutex<(byEntity: [ObjectIdentifier: Scope], last: Scope?)>(([:], nil))
+    private let scopes = Mutex<(byEntity: [ObjectIdentifier: Scope], last: Scope?)>(([:], nil))
 
     private struct Scope {
         let entity: Schema.Entity

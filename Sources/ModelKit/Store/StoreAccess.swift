@@ -68,7 +68,7 @@ final class StoreAccess: @unchecked Sendable {
     /// announcements a second.
     static let announcementInterval = Duration.milliseconds(50)
 
-    private static let registry = PosixMutex<[String: WeakAccess]>([:])
+    private static let registry = Mutex<[String: WeakAccess]>([:])
 
     /// The access layer of `driver`'s database: the process's existing one, or a new one.
     /// - Throws: the database's error when it cannot be opened or reached.
