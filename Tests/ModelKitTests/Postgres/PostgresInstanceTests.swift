@@ -230,6 +230,8 @@ struct PostgresInstanceTests {
         #expect(Set(seen).count == seen.count)
     }
 
+    /// While another schema's transaction stays open, both instances read the save made after it
+    /// began: a read held back below that transaction would find none.
     @Test func aLongWriteTransactionElsewhereOnTheServerDoesNotHoldBackHistoryReads() throws {
         let database = PostgresTestDatabase()
         let elsewhere = PostgresTestDatabase()
@@ -239,10 +241,8 @@ struct PostgresInstanceTests {
         try elsewhere.whileWriting("INSERT INTO busy VALUES (1)") {
             context.insert(TodoItem(title: "saved while another schema's transaction runs"))
             try context.save()
-            let started = ContinuousClock.now
             #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
             #expect(try reader.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).count == 1)
-            #expect(ContinuousClock.now - started < .milliseconds(500), "no wait for the unrelated transaction")
         }
     }
 
