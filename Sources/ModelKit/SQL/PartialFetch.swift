@@ -42,14 +42,14 @@ final class PartialFetch {
     /// A class hierarchy's entities read every column: their rows may be of other classes.
     init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
         guard entity.hierarchy == nil else { return nil }
-        let unfetched = entity.metadata.indices.filter { !fetched.contains($0) && entity.unfetchedPlaceholders[$0] != nil }
+        // The properties left out are those not fetched that have a placeholder.
+        let placeholders = entity.metadata.indices.map { fetched.contains($0) ? nil : entity.unfetchedPlaceholders[$0] }
+        let unfetched = placeholders.indices.filter { placeholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
-        let literals = Dictionary(
-            uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(entity.unfetchedPlaceholders[$0]!)) })
+        let literals = Dictionary(uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(placeholders[$0]!)) })
         selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: literals)) FROM \(entity.sql.source)"
         self.unfetched = unfetched
-        // The columns `unfetched` names: those not fetched that have a placeholder.
-        placeholders = entity.metadata.indices.map { fetched.contains($0) ? nil : entity.unfetchedPlaceholders[$0] }
+        self.placeholders = placeholders
         var faults = ModelStorage.Faults()
         for column in unfetched { faults.append(.unfetched, at: column) }
         self.faults = faults
