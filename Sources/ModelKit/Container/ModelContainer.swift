@@ -24,7 +24,7 @@ public final class ModelContainer: Sendable, Equatable {
     let storeConfigurationNames: [String]
     /// The index in ``stores`` of each entity's store; empty when there is one store.
     private let storeIndexes: [ObjectIdentifier: Int]
-    private let main = PosixMutex<MainContextBox?>(nil)
+    private let main = Mutex<MainContextBox?>(nil)
     /// The threads ``perform(_:)`` runs work on, as many as the stores keep connections.
     let requestThreads: RequestThreads
     private let contextTrace = PosixMutex<(@Sendable (String) -> Void)?>(nil)

@@ -53,7 +53,7 @@ final class StoreAccess: @unchecked Sendable {
     }
     /// How many watches want other processes' commits noticed without waiting for a read, and
     /// the timer that checks while there are any.
-    private let watches = PosixMutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
+    private let watches = Mutex<(count: Int, timer: DispatchSourceTimer?)>((0, nil))
     private let idle = PosixMutex<[IdleConnection]>([])
     /// What the process's contexts commit, for each to read (see ``ChangeLog``).
     let changes = ChangeLog()
