@@ -360,7 +360,8 @@ struct UpdateKey: Hashable {
 }
 
 /// A save's updates, by entity and changed columns. Rows changed alike usually come in runs, so
-/// the last one used is checked before hashing.
+/// the last one used is checked before hashing, and the dictionary holds the others: a save whose
+/// rows all changed alike (a request's one row) never hashes.
 private struct UpdateStatements {
     /// What updating a row of one entity with one set of changed columns takes.
     struct Update {
@@ -376,9 +377,11 @@ private struct UpdateStatements {
     private var byKey: [UpdateKey: Update] = [:]
 
     mutating func update(for key: UpdateKey, _ make: () throws -> Update) rethrows -> Update {
-        if let last, last.key == key { return last.update }
+        if let last {
+            if last.key == key { return last.update }
+            byKey[last.key] = last.update
+        }
         let update = try byKey[key] ?? make()
-        byKey[key] = update
         last = (key, update)
         return update
     }
