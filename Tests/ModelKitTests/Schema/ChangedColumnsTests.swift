@@ -123,4 +123,56 @@ final class WideRecord {
         let stored = try #require(try ModelContext(container).fetch(FetchDescriptor<WideRecord>()).first)
         #expect([stored.c0, stored.c1, stored.c63, stored.c64, stored.c68, stored.c69] == [0, 1, 0, 64, 0, 69])
     }
+
+    /// Rows changed differently in one save, interleaved, each write their own columns and record
+    /// their own attributes in the history: the save's cache of update statements (the last one
+    /// used, the others by entity and columns) never hands a row another set's statement.
+    @Test func rowsChangedDifferentlyInOneSaveWriteTheirOwnColumns() throws {
+        let seed = UInt64.random(in: 1...UInt64.max)
+        print("seed \(seed) rowsChangedDifferentlyInOneSaveWriteTheirOwnColumns")
+        var random = seed
+        func next(_ bound: Int) -> Int {
+            random = random &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let properties: [(name: String, path: ReferenceWritableKeyPath<WideRecord, Int>)] = [
+            ("c0", \.c0), ("c1", \.c1), ("c2", \.c2), ("c64", \.c64), ("c69", \.c69),
+        ]
+        let container = try inMemoryContainer(for: WideRecord.self)
+        let context = ModelContext(container)
+        let records = (0..<60).map { _ in WideRecord() }
+        for record in records { context.insert(record) }
+        try context.save()
+        var expected: [[Int]] = Array(repeating: Array(repeating: 0, count: properties.count), count: records.count)
+        var changed: [Set<String>] = Array(repeating: [], count: records.count)
+        for (row, record) in records.enumerated() {
+            // One of three sets of columns, or one of its own, so that runs break and come back.
+            let set = next(4) == 3 ? (0..<properties.count).filter { _ in next(2) == 0 } : [[0], [1, 3], [2, 4]][next(3)]
+            for column in set {
+                let value = row * 100 + column + 1
+                record[keyPath: properties[column].path] = value
+                expected[row][column] = value
+                changed[row].insert(properties[column].name)
+            }
+        }
+        try context.save()
+        let stored = Dictionary(
+            uniqueKeysWithValues: try ModelContext(container).fetch(FetchDescriptor<WideRecord>()).map { ($0.persistentModelID, $0) })
+        let values = records.map { record in properties.map { stored[record.persistentModelID]?[keyPath: $0.path] ?? -1 } }
+        #expect(values == expected, "seed \(seed)")
+        let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let updates = try #require(history.last).changes.compactMap { change -> (PersistentIdentifier, Set<String>)? in
+            guard case .update(let update as DefaultHistoryUpdate<WideRecord>) = change else { return nil }
+            let names = update.updatedAttributes.map { path in
+                properties.first { ($0.path as AnyKeyPath) == (path as AnyKeyPath) }?.name ?? "?"
+            }
+            return (update.changedPersistentIdentifier, Set(names))
+        }
+        let recorded: [PersistentIdentifier: Set<String>] = Dictionary(updates, uniquingKeysWith: { first, _ in first })
+        for (row, record) in records.enumerated() where !changed[row].isEmpty {
+            let names: Set<String> = recorded[record.persistentModelID] ?? []
+            #expect(names == changed[row], "row \(row), seed \(seed)")
+        }
+        #expect(updates.count == changed.filter { !$0.isEmpty }.count, "seed \(seed)")
+    }
 }
