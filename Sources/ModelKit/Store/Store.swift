@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One container's view of a store: where it is, its identity (kept in the store, so identifiers
 /// outlive a launch), whether saves are allowed, and the process-wide ``StoreAccess`` that reads
@@ -104,7 +103,7 @@ final class Store: @unchecked Sendable {
             try access.publishExternalCommits(&turn)
             return (identifier, hasHistory)
         }
-        identity = custom.map { StoreIdentity($0.identifier, keys: $0.keys) } ?? StoreIdentity(identifier)
+        identity = custom.map { StoreIdentity($0.identifier, keys: $0.keys, entities: schema.entities) } ?? StoreIdentity(identifier, entities: schema.entities)
         try access.listen(on: "modelkit_" + identifier.filter { $0.isLetter || $0.isNumber }.lowercased())
     }
 
@@ -203,39 +202,6 @@ final class Store: @unchecked Sendable {
         case .busy: return .storeLocked(url)
         case .valueTooLarge: return .valueTooLarge(error)
         default: return .database(error)
-        }
-    }
-}
-
-/// A store's identifier, held by reference so that every model of the store shares one.
-final class StoreIdentity: Sendable {
-    let value: String
-    /// A custom store's identifiers by the keys its models have here; nil for the engine's own
-    /// stores, whose keys are their rows'.
-    let keys: StoreKeys?
-    /// The identifier scope of each entity with rows here, and the one found last: models of one
-    /// entity come in runs. The entity is kept so that its identity is never another's.
-    private let scopes = Mutex<(byEntity: [ObjectIdentifier: Scope], last: Scope?)>(([:], nil))
-
-    private struct Scope {
-        let entity: Schema.Entity
-        let scope: PersistentIdentifier.Scope
-    }
-
-    init(_ value: String, keys: StoreKeys? = nil) {
-        self.value = value
-        self.keys = keys
-    }
-
-    /// What the identifiers of `entity`'s rows here share.
-    func scope(for entity: Schema.Entity) -> PersistentIdentifier.Scope {
-        scopes.withLock { scopes in
-            if let last = scopes.last, last.entity === entity { return last.scope }
-            let id = ObjectIdentifier(entity)
-            let found = scopes.byEntity[id] ?? Scope(entity: entity, scope: .init(entityName: entity.name, storeIdentifier: value))
-            scopes.byEntity[id] = found
-            scopes.last = found
-            return found.scope
         }
     }
 }
