@@ -16,13 +16,17 @@ extension Store {
         var writtenFiles: [String] = []
         let author = session.author
         do {
-            return try writeInTurn(trace: session.trace, on: try session.writingReader()) { connection, turn in
+            return try writeInTurn(trace: session.trace, on: try session.writingReader(), noticingFirst: false) { connection, turn in
                 let keys = RowKeyDispenser(takingUp: turn?.keys)
                 turn?.keys = nil
                 var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.history.begin : nil
                 let (written, lastRow) = try connection.transaction(begin: begin) {
+                    if var current = turn {
+                        try access.publishExternalCommitsWhileLocked(&current)
+                        turn = current
+                    }
                     let (change, result) = try body(&writer)
                     guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
                     // Sent with the COMMIT where the dialect folds it in: one round trip less.
@@ -30,6 +34,7 @@ extension Store {
                     return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
                 }
                 turn?.keys = writer.keyHandover()
+                turn?.versionAfterOwnSave = connection.changeCounter
                 let (change, result, appended) = written
                 var token = appended
                 if case .integer(let returned)? = lastRow?.first { token = returned }

@@ -147,15 +147,17 @@ final class Store: @unchecked Sendable {
     }
 
     /// ``write(in:_:)``, with the writer's turn when `body` runs in it (nil on another
-    /// connection), for what a commit notes there.
+    /// connection), for what a commit notes there. With `noticingFirst: false`, `body` publishes
+    /// other processes' commits itself (see ``StoreAccess/write(trace:noticingFirst:_:)``).
     func writeInTurn<R>(
-        trace: ((String) -> Void)?, on reader: StoreReader? = nil, _ body: (Connection, inout StoreAccess.WriterTurn?) throws -> R
+        trace: ((String) -> Void)?, on reader: StoreReader? = nil, noticingFirst: Bool = true,
+        _ body: (Connection, inout StoreAccess.WriterTurn?) throws -> R
     ) throws -> R {
         if let connection = pinnedConnection ?? reader?.connection {
             var outside: StoreAccess.WriterTurn?
             return try body(connection, &outside)
         }
-        return try access.write(trace: trace) { turn in
+        return try access.write(trace: trace, noticingFirst: noticingFirst) { turn in
             var inTurn: StoreAccess.WriterTurn? = turn
             defer { if let inTurn { turn = inTurn } }
             return try body(turn.writer, &inTurn)

@@ -114,4 +114,36 @@ import Testing
         try other.save()
         #expect(heard.wait().first?.names == ["Trip"])
     }
+
+    /// A save publishes other programs' commits once it holds the write lock, whether or not the
+    /// writer's last save left its data version (the save looks at it instead of asking SQLite):
+    /// a context that merges afterwards, without a read of its own, has the other program's
+    /// change, twice in a row.
+    @Test func aSaveAfterAnotherProgramsCommitPublishesItToTheProcesssContexts() throws {
+        let store = try TemporaryStore()
+        let container = try store.container(for: Trip.self, TodoItem.self)
+        let holder = ModelContext(container)
+        let trip = Trip(name: "Lisbon", nights: 3)
+        holder.insert(trip)
+        try holder.save()
+        let id = try #require(trip.persistentModelID.rowID)
+        let raw = try RawConnection(path: store.url.path)
+        let writer = ModelContext(container)
+        for nights in [9, 11] {
+            var record = HistoryRecord()
+            record.update(entity: "Trip", rowID: id, attributes: ["nights"])
+            let hex = record.encoded().map { String(format: "%02X", $0) }.joined()
+            try raw.execute(
+                """
+                BEGIN IMMEDIATE;
+                UPDATE Trip SET nights = \(nights) WHERE _pk = \(id);
+                INSERT INTO _modelkit_history (timestamp, author, bundle, process, changes) VALUES (0, 'other', 'other', '1', x'\(hex)');
+                COMMIT;
+                """)
+            writer.insert(TodoItem(title: "after \(nights)"))
+            try writer.save()
+            holder.processPendingChanges()
+            #expect(trip.nights == nights, "the save published the other program's commit")
+        }
+    }
 }
