@@ -82,17 +82,20 @@ struct HistoryRecord {
         }
     }
 
-    /// The blob to store.
+    /// The blob to store, written into one buffer sized once.
     mutating func encoded() -> Data {
         flushRun()
-        var header: [UInt8] = []
-        Self.appendVarint(UInt64(nameList.count), to: &header)
+        var size = body.count + 10
+        for name in nameList { size += name.utf8.count + 10 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        Self.appendVarint(UInt64(nameList.count), to: &bytes)
         for name in nameList {
-            let utf8 = Array(name.utf8)
-            Self.appendVarint(UInt64(utf8.count), to: &header)
-            header += utf8
+            Self.appendVarint(UInt64(name.utf8.count), to: &bytes)
+            bytes.append(contentsOf: name.utf8)
         }
-        return Data(header + body)
+        bytes.append(contentsOf: body)
+        return Data(bytes)
     }
 
     // MARK: Decoding
