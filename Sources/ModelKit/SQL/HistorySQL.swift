@@ -27,6 +27,11 @@ enum HistorySQL {
     static let insert = """
         INSERT INTO \(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES ((\(newestToken)) + 1, ?, ?, ?, ?, ?)
         """
+    /// Appends one transaction on SQLite under a token the writer knows is next (see
+    /// ``HistoryTable/append(_:author:to:token:)``): bind it, then as ``insert``.
+    static let insertWithToken = """
+        INSERT INTO \(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?, ?)
+        """
     /// Appends one transaction, returning the new token, for dialects where the connection does
     /// not tell it and the database makes the token.
     static let insertReturningToken =

@@ -24,17 +24,23 @@ enum HistoryTable {
     }
 
     /// Records one transaction and returns its token. Call inside the transaction that writes the
-    /// data the record describes.
+    /// data the record describes. `token` is the next token where the writer knows it (nothing
+    /// but its own saves committed since the last one, see ``StoreAccess/WriterTurn``): the
+    /// insert then binds it instead of looking the newest token up.
     ///
     /// Where several writers share the database (PostgreSQL), appends never wait for each other:
     /// the token is the transaction's id, and readers see only settled tokens (see
     /// ``SQLDialect/HistoryRecording/settledBound``). Begin the transaction with
     /// ``SQLDialect/HistoryRecording/begin``.
-    static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection) throws -> Int64 {
+    static func append(_ record: inout HistoryRecord, author: String?, to connection: Connection, token: Int64? = nil) throws -> Int64 {
         let dialect = connection.dialect
         let values = appendStatement(&record, author: author).bindings
         guard dialect.keys.insertReturnsKey else {
-            try connection.statement(HistorySQL.insert).run(values)
+            if let token {
+                try connection.statement(HistorySQL.insertWithToken).run([.integer(token)] + values)
+            } else {
+                try connection.statement(HistorySQL.insert).run(values)
+            }
             guard let token = connection.lastInsertedRowID else {
                 throw ModelKitError.invalidSchema(entity: name, reason: "the database returned no token for the history insert")
             }

@@ -23,15 +23,18 @@ extension Store {
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.history.begin : nil
                 let (written, lastRow) = try connection.transaction(begin: begin) {
+                    // Holding the write lock: what other processes committed before it is
+                    // published now, and when they committed nothing, the next token is known.
+                    var nextToken: Int64?
                     if var current = turn {
-                        try access.publishExternalCommitsWhileLocked(&current)
+                        if try access.publishExternalCommitsWhileLocked(&current), let newest = current.tokenAfterOwnSave { nextToken = newest + 1 }
                         turn = current
                     }
                     let (change, result) = try body(&writer)
                     guard var record = writer.history, !record.isEmpty else { return ((change, result, Int64?.none), nil) }
                     // Sent with the COMMIT where the dialect folds it in: one round trip less.
                     if dialect.history.foldsIntoCommit { return ((change, result, nil), HistoryTable.appendStatement(&record, author: author)) }
-                    return ((change, result, try HistoryTable.append(&record, author: author, to: connection)), nil)
+                    return ((change, result, try HistoryTable.append(&record, author: author, to: connection, token: nextToken)), nil)
                 }
                 turn?.keys = writer.keyHandover()
                 turn?.versionAfterOwnSave = connection.changeCounter
@@ -39,7 +42,10 @@ extension Store {
                 var token = appended
                 if case .integer(let returned)? = lastRow?.first { token = returned }
                 externalFiles?.remove(writer.replacedFiles)
-                if let token { access.noteCommittedTransaction(token, in: &turn) }
+                if let token {
+                    turn?.tokenAfterOwnSave = token
+                    access.noteCommittedTransaction(token, in: &turn)
+                }
                 if !change.isEmpty {
                     access.publish(change, from: session.inbox)
                     access.announce(change)

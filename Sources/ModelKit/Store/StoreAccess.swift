@@ -55,6 +55,9 @@ final class StoreAccess: @unchecked Sendable {
         /// write lock knows that no other connection committed since (see
         /// ``StoreAccess/publishExternalCommitsWhileLocked(_:)``).
         var versionAfterOwnSave: UInt32?
+        /// The newest history token as of ``versionAfterOwnSave``: the last one a save of the
+        /// process recorded through the writer. Nil until one.
+        var tokenAfterOwnSave: Int64?
     }
     /// How many watches want other processes' commits noticed without waiting for a read, and
     /// the timer that checks while there are any.
@@ -139,11 +142,15 @@ final class StoreAccess: @unchecked Sendable {
     /// writer's file data version is the one the process's last save left: nothing else committed
     /// since, and one C call tells it, where `PRAGMA data_version` is a statement (about 5,900
     /// instructions a save). The version is as of the transaction's start, which holds the lock,
-    /// so no commit can come between the look and the save's own.
-    func publishExternalCommitsWhileLocked(_ turn: inout WriterTurn) throws {
-        guard noticesOtherProcesses else { return }
-        if let own = turn.versionAfterOwnSave, own == turn.writer.changeCounter { return }
+    /// so no commit can come between the look and the save's own. Returns whether nothing but
+    /// the process's own saves committed since the last of them: its notes on the writer's state
+    /// (the newest history token) hold.
+    @discardableResult
+    func publishExternalCommitsWhileLocked(_ turn: inout WriterTurn) throws -> Bool {
+        guard noticesOtherProcesses else { return false }
+        if let own = turn.versionAfterOwnSave, own == turn.writer.changeCounter { return true }
         try publishExternalCommits(&turn)
+        return false
     }
 
     /// Checks for commits by other processes, unless the writer is busy (then the write in

@@ -236,6 +236,33 @@ private func describe(_ change: HistoryChange) -> String {
         #expect(next.value == newest.value + 1)
     }
 
+    /// The writer binds the next token while only its own saves committed since its last, and
+    /// looks the newest up again after another program's commit or a deletion of the history
+    /// (another commit of the writer): tokens follow one another and are never given twice.
+    @Test func theNextTokenTheWriterKnowsFollowsOtherCommitsAndDeletions() throws {
+        let file = try TemporaryStore()
+        let context = ModelContext(try file.container(for: Trip.self))
+        func save(_ name: String) throws -> Int64 {
+            context.insert(Trip(name: name, nights: 1))
+            try context.save()
+            return try #require(try context.fetchHistory(Transactions()).last?.token.value)
+        }
+        let first = try save("a")
+        #expect(try save("b") == first + 1)
+        let hex = { () -> String in
+            var record = HistoryRecord()
+            record.insert(entity: "Trip", rowID: 1000)
+            return record.encoded().map { String(format: "%02X", $0) }.joined()
+        }()
+        _ = try file.sql(
+            "INSERT INTO _modelkit_history (token, timestamp, author, bundle, process, changes) VALUES (\(first + 5), 0, 'other', 'other', '1', x'\(hex)')")
+        #expect(try save("c") == first + 6, "after the newest token another program wrote")
+        #expect(try save("d") == first + 7)
+        try context.deleteHistory(Transactions())
+        #expect(try save("e") == first + 8, "after the newest token deleted")
+        #expect(try save("f") == first + 9)
+    }
+
     /// A store whose history table was made with `AUTOINCREMENT` goes on after its newest token,
     /// and the tokens of a new store follow one another.
     @Test func aHistoryMadeWithAutoincrementGoesOnAfterItsNewestToken() throws {
