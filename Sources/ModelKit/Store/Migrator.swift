@@ -12,6 +12,8 @@ struct Migrator {
     static let storeTable = "_modelkit_store"
     /// A value of the store's table: bind its key.
     static let storedValue = "SELECT value FROM \(storeTable) WHERE key = ?"
+    /// Changes a value the store's table has: value, key.
+    static let updateStoredValue = "UPDATE \(storeTable) SET value = ? WHERE key = ?"
     /// Sets a value of the store's table: key, value.
     static let setStoredValue = "INSERT INTO \(storeTable) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
     /// Records how a property is stored: entity, property, storage kind, optional (0 or 1).

@@ -115,11 +115,17 @@ struct RowKeyDispenser {
     }
 
     /// Writes each table's new mark. Call inside the transaction that inserted the rows.
+    ///
+    /// A table's mark is there after its first save, so each is updated in place, and only a
+    /// mark that is not there yet is inserted: the upsert tried an insert first, and met the
+    /// stored mark, every time.
     func record(in connection: Connection) throws {
         guard next.contains(where: \.isAsked) else { return }
-        let statement = try connection.statement(Migrator.setStoredValue)
+        let update = try connection.statement(Migrator.updateStoredValue)
         for entry in next where entry.isAsked {
-            try statement.run([.text(entry.mark), .text(String(entry.key.map { $0 - 1 } ?? .max))])
+            let value = SQLValue.text(String(entry.key.map { $0 - 1 } ?? .max))
+            try update.run([value, .text(entry.mark)])
+            if connection.changes == 0 { try connection.statement(Migrator.setStoredValue).run([.text(entry.mark), value]) }
         }
     }
 
