@@ -56,7 +56,8 @@ final class StoreAccess: @unchecked Sendable {
         /// ``StoreAccess/publishExternalCommitsWhileLocked(_:)``).
         var versionAfterOwnSave: UInt32?
         /// The newest history token as of ``versionAfterOwnSave``: the last one a save of the
-        /// process recorded through the writer. Nil until one.
+        /// process recorded through the writer, since the last time another connection's commit
+        /// was found. Nil until one.
         var tokenAfterOwnSave: Int64?
     }
     /// How many watches want other processes' commits noticed without waiting for a read, and
@@ -149,6 +150,9 @@ final class StoreAccess: @unchecked Sendable {
     func publishExternalCommitsWhileLocked(_ turn: inout WriterTurn) throws -> Bool {
         guard noticesOtherProcesses else { return false }
         if let own = turn.versionAfterOwnSave, own == turn.writer.changeCounter { return true }
+        // The newest token may be another program's now, and a commit of this process that
+        // records no history (a batch delete that matched nothing) would keep it unknown.
+        turn.tokenAfterOwnSave = nil
         try publishExternalCommits(&turn)
         return false
     }

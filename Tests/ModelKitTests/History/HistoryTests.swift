@@ -237,8 +237,9 @@ private func describe(_ change: HistoryChange) -> String {
     }
 
     /// The writer binds the next token while only its own saves committed since its last, and
-    /// looks the newest up again after another program's commit or a deletion of the history
-    /// (another commit of the writer): tokens follow one another and are never given twice.
+    /// looks the newest up again after another program's commit (also when a commit of its own
+    /// without history found it), a deletion of the history or an erase (other commits of the
+    /// writer): tokens follow one another and are never given twice.
     @Test func theNextTokenTheWriterKnowsFollowsOtherCommitsAndDeletions() throws {
         let file = try TemporaryStore()
         let context = ModelContext(try file.container(for: Trip.self))
@@ -261,6 +262,17 @@ private func describe(_ change: HistoryChange) -> String {
         try context.deleteHistory(Transactions())
         #expect(try save("e") == first + 8, "after the newest token deleted")
         #expect(try save("f") == first + 9)
+        // Another program's token, then a commit of this process that records no history: the
+        // writer learns of the other token with it, and must not bind its own newest plus one.
+        _ = try file.sql(
+            "INSERT INTO _modelkit_history (token, timestamp, author, bundle, process, changes) VALUES (\(first + 10), 0, 'other', 'other', '1', x'\(hex)')")
+        try context.delete(model: Trip.self, where: #Predicate { $0.name == "nobody" })
+        #expect(try save("g") == first + 11, "after the other program's token, learnt by a commit without history")
+        // Erasing the store expires every token given out: the next comes after the newest plus one.
+        try context.container.erase()
+        context.insert(Trip(name: "h", nights: 1))
+        try context.save()
+        #expect(try context.fetchHistory(Transactions()).last?.token.value == first + 13)
     }
 
     /// A store whose history table was made with `AUTOINCREMENT` goes on after its newest token,

@@ -81,7 +81,8 @@ final class SQLiteConnection: DatabaseConnection {
     /// check after every read.
     var changeCounter: UInt32? {
         var version: UInt32 = 0
-        sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version)
+        // A library older than 3.26 does not know the opcode: nil, and the callers ask SQLite.
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_DATA_VERSION, &version) == SQLITE_OK else { return nil }
         return version
     }
 
