@@ -141,12 +141,11 @@ final class StoreAccess: @unchecked Sendable {
     /// For a save whose transaction holds the write lock: publishes what other connections
     /// committed since the writer's last check, as ``publishExternalCommits(_:)`` does, unless the
     /// writer's file data version is the one the process's last save left: nothing else committed
-    /// since, and one C call tells it, where `PRAGMA data_version` is a statement (about 5,900
+    /// since, and one C call tells it, where `PRAGMA data_version` is a statement (about 2,900
     /// instructions a save). The version is as of the transaction's start, which holds the lock,
     /// so no commit can come between the look and the save's own. Returns whether nothing but
     /// the process's own saves committed since the last of them: its notes on the writer's state
     /// (the newest history token) hold.
-    @discardableResult
     func publishExternalCommitsWhileLocked(_ turn: inout WriterTurn) throws -> Bool {
         guard noticesOtherProcesses else { return false }
         if let own = turn.versionAfterOwnSave, own == turn.writer.changeCounter { return true }
