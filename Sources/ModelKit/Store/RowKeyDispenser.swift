@@ -9,11 +9,11 @@
 /// past the keys handed out, in the same transaction. The writer's transaction holds SQLite's
 /// write lock throughout, so other processes' saves see the marks.
 ///
-/// The next keys outlive the save as a ``Handover`` that the writer's next save takes up: while
-/// nothing but the writer's saves changed the database (SQLite's data version, read once the
-/// next save holds the write lock, says so), each table's largest key is the one the writer
-/// handed out last, and the next save reads none. A request that saves one row then runs no
-/// query for its key.
+/// The next keys outlive the save as a ``Handover`` that the writer's next save takes up when
+/// nothing but the process's saves changed the database since (the save checks SQLite's data
+/// version once it holds the write lock, see ``StoreAccess/publishExternalCommitsWhileLocked(_:)``):
+/// each table's largest key is then the one the writer handed out last, and the next save reads
+/// none. A request that saves one row then runs no query for its key.
 struct RowKeyDispenser {
     /// Each entity the writer handed keys to and its next key. A save has few entities, and rows
     /// of one come in runs, so the last one used is looked at first.
@@ -21,7 +21,7 @@ struct RowKeyDispenser {
     private var last = 0
     /// Whether the store has a `sqlite_sequence` table, checked on first use.
     private var hasSequenceTable: Bool?
-    /// The last save's keys, taken up on first use if the database did not change since.
+    /// The last save's keys, taken up on first use.
     private var handedOver: Handover?
 
     fileprivate struct Next {
@@ -39,25 +39,21 @@ struct RowKeyDispenser {
         var isAsked = true
     }
 
-    /// What a save leaves the writer's next save: each table's next key, and SQLite's data
-    /// version after its commit.
+    /// What a save leaves the writer's next save: each table's next key.
     struct Handover {
         fileprivate let next: [Next]
         fileprivate let hasSequenceTable: Bool?
-        fileprivate let dataVersion: UInt32
     }
 
     init(takingUp handover: Handover? = nil) {
         handedOver = handover
     }
 
-    /// What the next save on `connection` can take up, once this save committed there: nil when
-    /// the connection cannot tell whether the database changed.
-    func handover(after connection: Connection) -> Handover? {
-        guard let version = connection.changeCounter else { return nil }
+    /// What the writer's next save can take up, once this save committed.
+    func handover() -> Handover {
         var next = next
         for index in next.indices { next[index].isAsked = false }
-        return Handover(next: next, hasSequenceTable: hasSequenceTable, dataVersion: version)
+        return Handover(next: next, hasSequenceTable: hasSequenceTable)
     }
 
     /// The store table's key for `table`'s mark: the largest key handed out.
@@ -74,11 +70,8 @@ struct RowKeyDispenser {
         let root = entity.rootIdentifier
         if let handover = handedOver {
             handedOver = nil
-            // The write lock is held: the version is the database's now.
-            if connection.changeCounter == handover.dataVersion {
-                next = handover.next
-                hasSequenceTable = handover.hasSequenceTable
-            }
+            next = handover.next
+            hasSequenceTable = handover.hasSequenceTable
         }
         if last >= next.count || next[last].root != root {
             if let index = next.firstIndex(where: { $0.root == root }) {

@@ -31,9 +31,9 @@ struct RowWriter {
     /// External files the rows no longer name: removed once the transaction commits.
     private(set) var replacedFiles: [String] = []
 
-    init(connection: Connection, externalFiles: ExternalFiles?, recordsHistory: Bool, keys: RowKeyDispenser = RowKeyDispenser()) {
+    init(connection: Connection, externalFiles: ExternalFiles?, recordsHistory: Bool) {
         self.connection = connection
-        self.keys = keys
+        keys = RowKeyDispenser()
         self.externalFiles = externalFiles
         history = recordsHistory ? HistoryRecord() : nil
     }
@@ -48,7 +48,13 @@ struct RowWriter {
 
     /// The next keys, for the writer's next save, once this one committed.
     func keyHandover() -> RowKeyDispenser.Handover? {
-        mayHaveDeleted ? nil : keys.handover(after: connection)
+        mayHaveDeleted ? nil : keys.handover()
+    }
+
+    /// Takes up the keys the writer's last save left: call before the first insert, once the
+    /// transaction holds the write lock and nothing else committed since that save.
+    mutating func takeUpKeys(_ handover: RowKeyDispenser.Handover?) {
+        keys = RowKeyDispenser(takingUp: handover)
     }
 
     // MARK: Inserts

@@ -17,17 +17,20 @@ extension Store {
         let author = session.author
         do {
             return try writeInTurn(trace: session.trace, on: try session.writingReader(), noticingFirst: false) { connection, turn in
-                let keys = RowKeyDispenser(takingUp: turn?.keys)
-                turn?.keys = nil
-                var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory, keys: keys)
+                var writer = RowWriter(connection: connection, externalFiles: externalFiles, recordsHistory: recordsHistory)
                 defer { writtenFiles = writer.writtenFiles }
                 let begin = recordsHistory ? dialect.history.begin : nil
                 let (written, lastRow) = try connection.transaction(begin: begin) {
                     // Holding the write lock: what other processes committed before it is
-                    // published now, and when they committed nothing, the next token is known.
+                    // published now, and when nothing else committed since the process's last
+                    // save, what that save noted of the writer holds: its next keys and token.
                     var nextToken: Int64?
                     if var current = turn {
-                        if try access.publishExternalCommitsWhileLocked(&current), let newest = current.tokenAfterOwnSave { nextToken = newest + 1 }
+                        if try access.publishExternalCommitsWhileLocked(&current) {
+                            writer.takeUpKeys(current.keys)
+                            nextToken = current.tokenAfterOwnSave.map { $0 + 1 }
+                        }
+                        current.keys = nil
                         turn = current
                     }
                     let (change, result) = try body(&writer)

@@ -48,13 +48,14 @@ final class StoreAccess: @unchecked Sendable {
         /// store's history is followed (``followHistory(in:)``): commits by other processes after
         /// it are read from the history. Nil while it is not.
         fileprivate var knownHistoryToken: Int64?
-        /// The next keys the writer's last save left (see ``RowKeyDispenser``).
-        var keys: RowKeyDispenser.Handover?
         /// The writer's file data version (``Connection/changeCounter``) just after the process's
         /// last save through it; nil until one. A save that finds it unchanged once it holds the
-        /// write lock knows that no other connection committed since (see
-        /// ``StoreAccess/publishExternalCommitsWhileLocked(_:)``).
+        /// write lock knows that nothing else committed since (see
+        /// ``StoreAccess/publishExternalCommitsWhileLocked(_:)``), and that what the last save
+        /// noted below holds.
         var versionAfterOwnSave: UInt32?
+        /// The next keys the writer's last save left (see ``RowKeyDispenser``).
+        var keys: RowKeyDispenser.Handover?
         /// The newest history token as of ``versionAfterOwnSave``: the last one a save of the
         /// process recorded through the writer, since the last time another connection's commit
         /// was found. Nil until one.
@@ -145,14 +146,14 @@ final class StoreAccess: @unchecked Sendable {
     /// instructions a save). The version is as of the transaction's start, which holds the lock,
     /// so no commit can come between the look and the save's own. Returns whether nothing but
     /// the process's own saves committed since the last of them: its notes on the writer's state
-    /// (the newest history token) hold.
+    /// (the next keys, the newest history token) hold. In memory, where no other process can
+    /// commit, only the answer is wanted.
     func publishExternalCommitsWhileLocked(_ turn: inout WriterTurn) throws -> Bool {
-        guard noticesOtherProcesses else { return false }
         if let own = turn.versionAfterOwnSave, own == turn.writer.changeCounter { return true }
         // The newest token may be another program's now, and a commit of this process that
         // records no history (a batch delete that matched nothing) would keep it unknown.
         turn.tokenAfterOwnSave = nil
-        try publishExternalCommits(&turn)
+        if noticesOtherProcesses { try publishExternalCommits(&turn) }
         return false
     }
 

@@ -275,6 +275,22 @@ private func describe(_ change: HistoryChange) -> String {
         #expect(try context.fetchHistory(Transactions()).last?.token.value == first + 13)
     }
 
+    /// Erasing expires every token given out, the newest plus one included: the writer's next
+    /// save, which knew its newest token, takes the one after, in memory as on disk.
+    @Test(arguments: [StoreKind.inMemory, .onDisk])
+    func aSaveAfterAnEraseTakesATokenPastTheExpiredOnes(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container(for: Trip.self)
+        let context = ModelContext(container)
+        context.insert(Trip(name: "a", nights: 1))
+        try context.save()
+        let newest = try #require(try context.fetchHistory(Transactions()).last?.token.value)
+        try container.erase()
+        context.insert(Trip(name: "b", nights: 1))
+        try context.save()
+        #expect(try context.fetchHistory(Transactions()).map(\.token.value) == [newest + 2])
+    }
+
     /// A store whose history table was made with `AUTOINCREMENT` goes on after its newest token,
     /// and the tokens of a new store follow one another.
     @Test func aHistoryMadeWithAutoincrementGoesOnAfterItsNewestToken() throws {
