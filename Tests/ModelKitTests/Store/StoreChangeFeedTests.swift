@@ -26,6 +26,21 @@ import Testing
         }
     }
 
+    /// Another program writes a trip's nights and the history entry a ModelKit save would, in one
+    /// transaction.
+    private static func setNights(_ nights: Int, ofTrip rowID: Int64, asAnotherProgram raw: RawConnection) throws {
+        var record = HistoryRecord()
+        record.update(entity: "Trip", rowID: rowID, attributes: ["nights"])
+        let hex = record.encoded().map { String(format: "%02X", $0) }.joined()
+        try raw.execute(
+            """
+            BEGIN IMMEDIATE;
+            UPDATE Trip SET nights = \(nights) WHERE _pk = \(rowID);
+            INSERT INTO _modelkit_history (timestamp, author, bundle, process, changes) VALUES (0, 'other', 'other', '1', x'\(hex)');
+            COMMIT;
+            """)
+    }
+
     @Test func aSecondProcessSaveReachesAnObserverHereWithinOneSecond() throws {
         let store = try TemporaryStore()
         let container = try store.container(for: Entry.self)
@@ -61,18 +76,7 @@ import Testing
         let observation = container.observeStoreChanges { heard.append($0) }
         defer { observation.cancel() }
 
-        // Another program writes a row and the history entry a ModelKit save would, in one transaction.
-        var record = HistoryRecord()
-        record.update(entity: "Trip", rowID: id.rowID!, attributes: ["nights"])
-        let hex = record.encoded().map { String(format: "%02X", $0) }.joined()
-        let raw = try RawConnection(path: store.url.path)
-        try raw.execute(
-            """
-            BEGIN IMMEDIATE;
-            UPDATE Trip SET nights = 9 WHERE _pk = \(id.rowID!);
-            INSERT INTO _modelkit_history (timestamp, author, bundle, process, changes) VALUES (0, 'other', 'other', '1', x'\(hex)');
-            COMMIT;
-            """)
+        try Self.setNights(9, ofTrip: id.rowID!, asAnotherProgram: RawConnection(path: store.url.path))
 
         let first = try #require(heard.wait().first)
         #expect(first.names == ["Trip"], "the history names what changed; TodoItem did not")
@@ -130,16 +134,7 @@ import Testing
         let raw = try RawConnection(path: store.url.path)
         let writer = ModelContext(container)
         for nights in [9, 11] {
-            var record = HistoryRecord()
-            record.update(entity: "Trip", rowID: id, attributes: ["nights"])
-            let hex = record.encoded().map { String(format: "%02X", $0) }.joined()
-            try raw.execute(
-                """
-                BEGIN IMMEDIATE;
-                UPDATE Trip SET nights = \(nights) WHERE _pk = \(id);
-                INSERT INTO _modelkit_history (timestamp, author, bundle, process, changes) VALUES (0, 'other', 'other', '1', x'\(hex)');
-                COMMIT;
-                """)
+            try Self.setNights(nights, ofTrip: id, asAnotherProgram: raw)
             writer.insert(TodoItem(title: "after \(nights)"))
             try writer.save()
             holder.processPendingChanges()
