@@ -13,11 +13,9 @@ final class StoreIdentity: Sendable {
     /// stores, whose keys are their rows'.
     let keys: StoreKeys?
     /// The scope of each entity of the store's schema, made once. The entity is kept so that its
-    /// identity is never another's. A schema has few entities, and looking them up by identity in
-    /// a line costs less than hashing while they are few.
+    /// identity is never another's. Looked up by identity in a line, a comparison an entity:
+    /// hashing an identifier costs about as much as forty, more than most schemas have entities.
     private let schemaScopes: [Scope]
-    /// The same for the schema's entities when there are many.
-    private let schemaScopesByEntity: [ObjectIdentifier: Scope]
     /// The scopes of entities from outside the schema, made on first use.
     private let otherScopes = Mutex<[ObjectIdentifier: Scope]>([:])
 
@@ -30,20 +28,13 @@ final class StoreIdentity: Sendable {
     init(_ value: String, keys: StoreKeys? = nil, entities: [Schema.Entity] = []) {
         self.value = value
         self.keys = keys
-        let scopes = entities.map { Scope(entity: $0, scope: .init(entityName: $0.name, storeIdentifier: value)) }
-        let isShort = scopes.count <= Self.scannedScopes
-        schemaScopes = isShort ? scopes : []
-        schemaScopesByEntity = isShort ? [:] : Dictionary(scopes.map { (ObjectIdentifier($0.entity), $0) }, uniquingKeysWith: { first, _ in first })
+        schemaScopes = entities.map { Scope(entity: $0, scope: .init(entityName: $0.name, storeIdentifier: value)) }
     }
-
-    /// How many scopes are looked through in a line rather than hashed.
-    private static let scannedScopes = 16
 
     /// What the identifiers of `entity`'s rows here share.
     func scope(for entity: Schema.Entity) -> PersistentIdentifier.Scope {
         for found in schemaScopes where found.entity === entity { return found.scope }
         let id = ObjectIdentifier(entity)
-        if let found = schemaScopesByEntity[id] { return found.scope }
         return otherScopes.withLock { scopes in
             if let found = scopes[id] { return found.scope }
             let found = Scope(entity: entity, scope: .init(entityName: entity.name, storeIdentifier: value))
