@@ -72,7 +72,7 @@ extension ModelContext {
             storage.faults = row.faults
             storage.relationshipsMayDisagree = true  // what the row holds, not what setters kept in step
         }
-        if let partial = row.partial { storage.markUnfetched(partial.faults) }
+        if let faults = row.partial?.faults { storage.markUnfetched(faults) }
         storage.enter(link(for: row.entity).handle)
         registered.insert(model, at: place, for: key)
         return model

@@ -9,7 +9,7 @@ public struct ModelRow {
     unowned(unsafe) let context: ModelContext
     /// The partial fetch the row is of, whose columns left out hold placeholders; nil for a row
     /// of every column. A reference, so that rows copy in generic code as cheaply as before.
-    var partial: PartialFetch?
+    let partial: PartialFetch?
     /// The statement's typed reads, for a row whose property `i` is column `i + 1` and stored as
     /// is (no class hierarchy, no ephemeral or external property) and of every column: nil for
     /// the others (a partial fetch's row has ``partialDirect``).
@@ -20,6 +20,9 @@ public struct ModelRow {
     /// one it read): the typed reads take them from here rather than from the statement, which
     /// selects them as literals only to keep the columns in place. Nil for a row of every column.
     @usableFromInline let placeholders: [SQLValue?]?
+    /// The bits of the properties whose placeholder the typed reads return without looking it up
+    /// (see ``PartialFetch/typedPlaceholders``): their type's own, or nil for `NULL`.
+    @usableFromInline let typedPlaceholders: UInt64, nullPlaceholders: UInt64
     /// ``direct`` for a partial fetch's row, which leaves ``direct`` nil: a row of every column
     /// reads through ``direct`` without looking for placeholders.
     @usableFromInline let partialDirect: SQLiteColumns?
@@ -30,6 +33,7 @@ public struct ModelRow {
         self.context = context
         self.partial = partial
         placeholders = partial?.placeholders
+        (typedPlaceholders, nullPlaceholders) = (partial?.typedPlaceholders ?? 0, partial?.nullPlaceholders ?? 0)
         let asStored = entity.readsColumnsAsStored
         direct = asStored && partial == nil ? statement.sqliteColumns : nil
         partialDirect = asStored && partial != nil ? statement.sqliteColumns : nil
@@ -88,6 +92,7 @@ public struct ModelRow {
         if let direct, let value = direct.read(Int32(index + 1), as: Value.self) { return value }
         if let values, let value = Value(sqlValue: values.row[index + 1]) { return value }
         if let placeholders {
+            if index < 64, typedPlaceholders & (1 &<< index) != 0, let value = Value._modelKitPlaceholder { return value }
             if let placeholder = placeholders[index], let value = Value(sqlValue: placeholder) { return value }
             if let partialDirect, let value = partialDirect.read(Int32(index + 1), as: Value.self) { return value }
         }
@@ -109,6 +114,7 @@ public struct ModelRow {
             if case .null = stored { return nil }
             if let value = Wrapped(sqlValue: stored) { return value }
         } else if let placeholders {
+            if index < 64, nullPlaceholders & (1 &<< index) != 0 { return nil }
             if let placeholder = placeholders[index] {
                 if case .null = placeholder { return nil }
                 if let value = Wrapped(sqlValue: placeholder) { return value }

@@ -16,6 +16,10 @@ final class PartialFetch {
     /// Each property's placeholder by index, nil for the properties read (see
     /// ``ModelRow/placeholders``).
     let placeholders: [SQLValue?]
+    /// The properties (of the first 64) whose placeholder is their type's
+    /// ``ColumnConvertible/_modelKitPlaceholder``, which rows then return without decoding, and
+    /// those whose placeholder is `NULL`: a bit each, by property index.
+    let typedPlaceholders: UInt64, nullPlaceholders: UInt64
 
     /// The partial fetch `descriptor`'s `propertiesToFetch` asks for, or nil when it would read
     /// every column anyway. The sort's properties are read too: sorting in memory, with unsaved
@@ -50,9 +54,22 @@ final class PartialFetch {
         selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: literals)) FROM \(entity.sql.source)"
         self.unfetched = unfetched
         self.placeholders = placeholders
+        (typedPlaceholders, nullPlaceholders) = Self.masks(of: placeholders, types: entity.metadata.map(\.valueType))
         var faults = ModelStorage.Faults()
         for column in unfetched { faults.append(.unfetched, at: column) }
         self.faults = faults
+    }
+
+    /// ``typedPlaceholders`` and ``nullPlaceholders`` of `placeholders`, for properties of `types`.
+    private static func masks(of placeholders: [SQLValue?], types: [Any.Type]) -> (typed: UInt64, null: UInt64) {
+        func typed<T: ColumnConvertible>(_: T.Type) -> SQLValue? { T._modelKitPlaceholder?.sqlValue }
+        var masks: (typed: UInt64, null: UInt64) = (0, 0)
+        for (index, placeholder) in placeholders.enumerated().prefix(64) {
+            guard let placeholder else { continue }
+            if placeholder == .null { masks.null |= 1 << index }
+            if let type = types[index] as? any ColumnConvertible.Type, typed(type) == placeholder { masks.typed |= 1 << index }
+        }
+        return masks
     }
 
     /// The placeholder each attribute of `entity` can hold while a partial fetch leaves it out,

@@ -10,6 +10,14 @@ public protocol ColumnConvertible {
     init?(sqlValue: SQLValue)
     /// The value to store.
     var sqlValue: SQLValue { get }
+    /// What this type's placeholder decodes to while a partial fetch leaves a property of it out
+    /// (the zero of its storage), or nil where the type has none to give without decoding: a
+    /// partial fetch's rows take it without a lookup or a decode (see ``ModelRow``).
+    static var _modelKitPlaceholder: Self? { get }
+}
+
+extension ColumnConvertible {
+    public static var _modelKitPlaceholder: Self? { nil }
 }
 
 extension ColumnConvertible {
@@ -29,6 +37,7 @@ extension Bool: ColumnConvertible {
         self = value != 0
     }
     public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+    public static var _modelKitPlaceholder: Bool? { false }
 }
 
 /// Signed integers up to 64 bits store their value; unsigned ones their bit pattern as an Int64.
@@ -46,6 +55,7 @@ extension ColumnConvertible where Self: FixedWidthInteger {
     public var sqlValue: SQLValue {
         .integer(Self.isSigned ? Int64(self) : Int64(bitPattern: UInt64(self)))
     }
+    public static var _modelKitPlaceholder: Self? { 0 }
 }
 
 extension Int: ColumnConvertible {}
@@ -73,6 +83,7 @@ extension Double: ColumnConvertible {
         guard isNaN || (self == 0 && sign == .minus) else { return .real(self) }
         return .blob(withUnsafeBytes(of: bitPattern.littleEndian) { Data($0) })
     }
+    public static var _modelKitPlaceholder: Double? { 0 }
 }
 
 extension Float: ColumnConvertible {
@@ -81,6 +92,7 @@ extension Float: ColumnConvertible {
         self = Float(double)
     }
     public var sqlValue: SQLValue { Double(self).sqlValue }
+    public static var _modelKitPlaceholder: Float? { 0 }
 }
 
 extension String: ColumnConvertible {
@@ -89,6 +101,7 @@ extension String: ColumnConvertible {
         self = value
     }
     public var sqlValue: SQLValue { .text(self) }
+    public static var _modelKitPlaceholder: String? { "" }
 }
 
 extension Date: ColumnConvertible {
@@ -97,6 +110,7 @@ extension Date: ColumnConvertible {
         self.init(timeIntervalSinceReferenceDate: seconds)
     }
     public var sqlValue: SQLValue { timeIntervalSinceReferenceDate.sqlValue }
+    public static var _modelKitPlaceholder: Date? { Date(timeIntervalSinceReferenceDate: 0) }
 }
 
 extension Data: ColumnConvertible {
@@ -105,6 +119,7 @@ extension Data: ColumnConvertible {
         self = value
     }
     public var sqlValue: SQLValue { .blob(self) }
+    public static var _modelKitPlaceholder: Data? { Data() }
 }
 
 extension UUID: ColumnConvertible {

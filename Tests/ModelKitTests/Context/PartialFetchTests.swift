@@ -208,4 +208,42 @@ struct Dimensions: Codable, Hashable {
             ))
         #expect(sqlite.unfetched == [1, 2, 3, 4, 5, 6])
     }
+
+    /// The typed reads return a left-out property's placeholder without decoding it (see
+    /// `PartialFetch.typedPlaceholders`): what the model holds must be what decoding would give.
+    @Test(arguments: StoreKind.withPostgres) func aLeftOutPropertyHoldsItsColumnsPlaceholderUntilItLoads(kind: StoreKind) throws {
+        let (store, container) = try seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let context = ModelContext(container)
+        let entity = try context.entity(for: Listing.self)
+        let partial = try #require(try PartialFetch(descriptor([\.title], sortBy: []), entity: entity, dialect: .sqlite))
+        #expect(partial.typedPlaceholders == 0b11_1110, "price, rating, listedAt, summary and photo")
+        #expect(partial.nullPlaceholders == 0b100_0000, "note")
+        let listings = try context.fetch(descriptor([\.title], sortBy: []))
+        #expect(listings.count == 3)
+        for listing in listings {
+            for column in partial.unfetched {
+                #expect(try listing._modelKitValue(at: column) == partial.placeholders[column], "column \(column)")
+            }
+        }
+        #expect(listings.map(\.summary) == ["long text", "long text", "long text"])
+    }
+
+    @Test func eachTypesOwnPlaceholderIsWhatItsStoredValueDecodesTo() {
+        func check<T: ColumnConvertible & Equatable>(_: T.Type) {
+            let placeholder = T._modelKitPlaceholder
+            #expect(placeholder != nil, "\(T.self)")
+            #expect(placeholder.flatMap { T(sqlValue: $0.sqlValue) } == placeholder, "\(T.self)")
+        }
+        check(Bool.self)
+        check(Int.self)
+        check(Int8.self)
+        check(UInt64.self)
+        check(Double.self)
+        check(Float.self)
+        check(String.self)
+        check(Date.self)
+        check(Data.self)
+        #expect(UUID._modelKitPlaceholder == nil && URL._modelKitPlaceholder == nil && Decimal._modelKitPlaceholder == nil)
+    }
 }
