@@ -46,9 +46,12 @@ public final class ModelContext {
 
     /// Models loaded from the store, by entity and primary key.
     let registered = IdentityMap()
-    var inserted = PendingModels()
-    var changed = PendingModels()
-    var deleted = PendingModels()
+    /// The pending models. Each change of a model and each save reads or writes them, so they are
+    /// not checked for exclusive access (about 80 instructions a use): their methods call no code
+    /// that could reach the context again.
+    @exclusivity(unchecked) var inserted = PendingModels()
+    @exclusivity(unchecked) var changed = PendingModels()
+    @exclusivity(unchecked) var deleted = PendingModels()
     /// Changes to lists not loaded yet, made through their inverse to-one.
     var deferredListChanges = DeferredListChanges()
     /// The relationships the context's models may hold loaded, for its teardown. Noted on

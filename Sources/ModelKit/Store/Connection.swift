@@ -5,17 +5,20 @@ final class Connection {
     let backend: any DatabaseConnection
     /// The SQL the connection speaks.
     let dialect: SQLDialect
-    /// Prepared statements by SQL text, each with the tick of its last use.
-    private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
+    /// Prepared statements by SQL text, each with the tick of its last use. This and the two
+    /// fields below are used only by ``cachedStatement(_:)`` and its eviction, which call nothing
+    /// that could reach them again: they are not checked for exclusive access, which cost a
+    /// request of `join_unread_list` eleven checks of about 80 instructions.
+    @exclusivity(unchecked) private var statements: [String: (statement: Statement, lastUse: UInt64)] = [:]
     /// The SQL of the last statements found by hashing, newest first, and where each is in
     /// `statements`: the few statements a save or a request runs again and again are matched by
     /// comparing their text (the same string, mostly, which compares at once) rather than by
     /// hashing it, which cost a request of `join_unread_list` four hashes of its longest SQL. A
     /// miss compares up to eight texts first. Cleared whenever a statement is added or removed,
     /// which moves the others.
-    private var recent: [(sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)] = []
+    @exclusivity(unchecked) private var recent: [(sql: String, index: [String: (statement: Statement, lastUse: UInt64)].Index)] = []
     private static let recentLimit = 8
-    private var tick: UInt64 = 0
+    @exclusivity(unchecked) private var tick: UInt64 = 0
     /// The most statements kept prepared; past it, the least recently used half is finalized.
     static let statementCacheLimit = 256
 
