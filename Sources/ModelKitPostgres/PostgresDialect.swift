@@ -77,16 +77,6 @@ extension SQLDialect {
                     : PredicateTerm.compose(
                         "($0 IN (SELECT CAST(value AS $2) FROM json_array_elements_text(CAST($1 AS json))))", element, array,
                         PredicateTerm(valueType(affinity)))
-            },
-            literal: { value in
-                switch value {
-                case .null: "NULL"
-                case .integer(let value): "CAST(\(value) AS BIGINT)"
-                case .real(let value): "CAST(\(value) AS DOUBLE PRECISION)"
-                case .text(let value): "CAST(\(value.sqlLiteral) AS TEXT)"
-                // The only blob a partial fetch's placeholder holds.
-                case .blob: "CAST('' AS BYTEA)"
-                }
             }))
 
     /// PostgreSQL's id of the current transaction, as a `BIGINT`; assigned on first use.

@@ -188,7 +188,7 @@ extension ModelContext {
         mergeChanges()
         let entity = try entity(for: T.self)
         let dialect = container.store(for: entity).dialect
-        let partial = descriptor.propertiesToFetch.isEmpty ? nil : try PartialFetch(descriptor, entity: entity, dialect: dialect)
+        let partial = descriptor.propertiesToFetch.isEmpty ? nil : try PartialFetch(descriptor, entity: entity)
         let plan = FetchPlan(descriptor, entity: entity, dialect: dialect, partial: partial)
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")

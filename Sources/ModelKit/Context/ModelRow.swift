@@ -17,9 +17,10 @@ public struct ModelRow {
     /// The same for a custom store's row: its values, property `i` at `i + 1`.
     @usableFromInline let values: RowValues?
     /// The placeholders of the properties a partial fetch left out, by property index (nil for
-    /// one it read): the typed reads take them from here rather than from the statement, which
-    /// selects them as literals only to keep the columns in place. Nil for a row of every column.
+    /// one it read), which the statement does not select. Nil for a row of every column.
     @usableFromInline let placeholders: [SQLValue?]?
+    /// The partial fetch's ``PartialFetch/resultColumns``: where each property read is.
+    @usableFromInline let partialColumns: [Int32]?
     /// The bits of the properties whose placeholder the typed reads return without looking it up
     /// (see ``PartialFetch/typedPlaceholders``): their type's own, or nil for `NULL`.
     @usableFromInline let typedPlaceholders: UInt64, nullPlaceholders: UInt64
@@ -33,6 +34,7 @@ public struct ModelRow {
         self.context = context
         self.partial = partial
         placeholders = partial?.placeholders
+        partialColumns = partial?.resultColumns
         (typedPlaceholders, nullPlaceholders) = (partial?.typedPlaceholders ?? 0, partial?.nullPlaceholders ?? 0)
         let asStored = entity.readsColumnsAsStored
         direct = asStored && partial == nil ? statement.sqliteColumns : nil
@@ -48,7 +50,7 @@ public struct ModelRow {
         if let relationship = entity.relationshipsByColumn[index] {
             return try relationshipValue(relationship, at: index) as! Value
         }
-        return try entity.decode(statement.column(resultColumn(of: index)), at: index) as! Value
+        return try entity.decode(placeholder(at: index) ?? statement.column(resultColumn(of: index)), at: index) as! Value
     }
 
     /// ``value(at:)`` through the column's codec whatever `Value` is, for properties stored
@@ -80,7 +82,8 @@ public struct ModelRow {
 
     /// The key a to-one at `index` holds; nil for `NULL` (or a stored value that is no key).
     private func toOneKey(at index: Int) -> Int64? {
-        if let columns = direct ?? partialDirect { return columns.integer(Int32(index + 1)) }
+        if let direct { return direct.integer(Int32(index + 1)) }
+        if let partialDirect { return partialDirect.integer(resultColumn(of: index)) }
         guard case .integer(let key) = stored(at: index) else { return nil }
         return key
     }
@@ -94,7 +97,7 @@ public struct ModelRow {
         if let placeholders {
             if index < 64, typedPlaceholders & (1 &<< index) != 0, let value = Value._modelKitPlaceholder { return value }
             if let placeholder = placeholders[index], let value = Value(sqlValue: placeholder) { return value }
-            if let partialDirect, let value = partialDirect.read(Int32(index + 1), as: Value.self) { return value }
+            if let partialDirect, let value = partialDirect.read(resultColumn(of: index), as: Value.self) { return value }
         }
         let stored = self.stored(at: index)
         guard let value = Value(sqlValue: stored) else { throw mismatch(stored, at: index) }
@@ -119,7 +122,7 @@ public struct ModelRow {
                 if case .null = placeholder { return nil }
                 if let value = Wrapped(sqlValue: placeholder) { return value }
             } else if let partialDirect {
-                let column = Int32(index + 1)
+                let column = resultColumn(of: index)
                 if partialDirect.isNull(column) { return nil }
                 if let value = partialDirect.read(column, as: Wrapped.self) { return value }
             }
@@ -140,6 +143,7 @@ public struct ModelRow {
 
     @usableFromInline
     func stored(at index: Int) -> SQLValue {
+        if let placeholder = placeholder(at: index) { return placeholder }
         if let ephemeral = entity.ephemeralValues, let value = ephemeral[index] { return value }
         let value = statement.column(resultColumn(of: index))
         // An external value's row holds its file's name; a missing file stays a name, and the
@@ -157,11 +161,19 @@ public struct ModelRow {
         entity.mismatch(value, at: index)
     }
 
-    /// The result column of the property at `index`; outside a hierarchy, found without reading
-    /// the entity's list (and counting a reference to it).
+    /// The placeholder the row holds for the property at `index`, which a partial fetch left out.
+    @usableFromInline
+    func placeholder(at index: Int) -> SQLValue? {
+        placeholders?[index] ?? nil
+    }
+
+    /// The result column of the property at `index`, one the row holds a value for (not a
+    /// placeholder); outside a hierarchy and a partial fetch, found without reading a list (and
+    /// counting a reference to it).
     @usableFromInline
     func resultColumn(of index: Int) -> Int32 {
-        entity.isInHierarchy ? entity.resultColumns[index] : Int32(index + 1)
+        if let partialColumns { return partialColumns[index] }
+        return entity.isInHierarchy ? entity.resultColumns[index] : Int32(index + 1)
     }
 
     var primaryKey: Int64 {

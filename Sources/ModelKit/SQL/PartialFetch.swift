@@ -2,10 +2,11 @@
 /// of each other attribute that can have one. The placeholders load from the row on the first
 /// read of any of them (see ``ModelStorage/loadUnfetched(of:)``).
 ///
-/// A placeholder is a constant of the column's own type in the select list, so that rows decode
-/// as every fetch's do: nil for an optional, else the zero of the column's storage (`0`, `''`,
-/// an empty blob) when the property's type decodes it. Relationships, and attributes whose
-/// type has no such value (a `Codable` struct, a `URL`), are always read.
+/// A placeholder is a value of the column's own storage, which the row hands out as if the
+/// database had returned it, so that models decode it as every fetch's values: nil for an
+/// optional, else the zero of the column's storage (`0`, `''`, an empty blob) when the
+/// property's type decodes it. The select leaves those columns out. Relationships, and
+/// attributes whose type has no such value (a `Codable` struct, a `URL`), are always read.
 final class PartialFetch {
     /// The select clause, `SELECT … FROM <table>`.
     let selectClause: String
@@ -16,6 +17,9 @@ final class PartialFetch {
     /// Each property's placeholder by index, nil for the properties read (see
     /// ``ModelRow/placeholders``).
     let placeholders: [SQLValue?]
+    /// Each property's column in the select by index, -1 for the properties left out: the
+    /// select's columns are the primary key and the properties read, in order.
+    let resultColumns: [Int32]
     /// The properties (of the first 64) whose placeholder is their type's
     /// ``ColumnConvertible/_modelKitPlaceholder``, which rows then return without decoding, and
     /// those whose placeholder is `NULL`: a bit each, by property index.
@@ -26,7 +30,7 @@ final class PartialFetch {
     /// changes, compares their values.
     /// - Throws: ``ModelKitError/invalidFetchDescriptor(_:)`` for a key path that is no
     ///   persisted property.
-    convenience init?<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity, dialect: SQLDialect) throws {
+    convenience init?<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, entity: Schema.Entity) throws {
         var fetched = Set<Int>()
         for keyPath in descriptor.propertiesToFetch {
             guard let column = entity.column(for: keyPath) else {
@@ -38,20 +42,25 @@ final class PartialFetch {
         for sort in descriptor.sortBy {
             if let keyPath = sort.keyPath, let column = entity.column(for: keyPath) { fetched.insert(column) }
         }
-        self.init(entity, fetching: fetched, dialect: dialect)
+        self.init(entity, fetching: fetched)
     }
 
     /// The partial fetch of `entity` that reads `fetched`, or nil when it would read every column
     /// anyway.
     /// A class hierarchy's entities read every column: their rows may be of other classes.
-    init?(_ entity: Schema.Entity, fetching fetched: Set<Int>, dialect: SQLDialect) {
+    init?(_ entity: Schema.Entity, fetching fetched: Set<Int>) {
         guard entity.hierarchy == nil else { return nil }
         // The properties left out are those not fetched that have a placeholder.
         let placeholders = entity.metadata.indices.map { fetched.contains($0) ? nil : entity.unfetchedPlaceholders[$0] }
         let unfetched = placeholders.indices.filter { placeholders[$0] != nil }
         guard !unfetched.isEmpty else { return nil }
-        let literals = Dictionary(uniqueKeysWithValues: unfetched.map { ($0, dialect.literal(placeholders[$0]!)) })
-        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, replacing: literals)) FROM \(entity.sql.source)"
+        selectClause = "SELECT \(entity.sql.selectList(qualifiedBy: nil, omitting: Set(unfetched))) FROM \(entity.sql.source)"
+        var next: Int32 = 1
+        resultColumns = placeholders.map { placeholder in
+            guard placeholder == nil else { return -1 }
+            defer { next += 1 }
+            return next
+        }
         self.unfetched = unfetched
         self.placeholders = placeholders
         (typedPlaceholders, nullPlaceholders) = Self.masks(of: placeholders, types: entity.metadata.map(\.valueType))

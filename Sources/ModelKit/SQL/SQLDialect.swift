@@ -250,8 +250,6 @@ package final class SQLDialect: Sendable, Hashable {
         package var localizedStandardContains: @Sendable (_ text: PredicateTerm, _ needle: PredicateTerm) -> PredicateTerm?
         /// An element `IN` a list bound as one JSON array parameter, of an affinity, with blobs or not.
         package var membership: @Sendable (_ element: PredicateTerm, _ array: PredicateTerm, ColumnAffinity, _ hasBlobs: Bool) -> PredicateTerm
-        /// A constant, typed so that the database reports its column's type.
-        package var literal: @Sendable (SQLValue) -> String
 
         package init(
             parameter: (@Sendable (Int) -> String)?, columnType: @escaping @Sendable (ColumnAffinity) -> String,
@@ -261,8 +259,7 @@ package final class SQLDialect: Sendable, Hashable {
             isNotNaN: @escaping @Sendable (PredicateTerm) -> PredicateTerm,
             position: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm,
             localizedStandardContains: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm?,
-            membership: @escaping @Sendable (PredicateTerm, PredicateTerm, ColumnAffinity, Bool) -> PredicateTerm,
-            literal: @escaping @Sendable (SQLValue) -> String
+            membership: @escaping @Sendable (PredicateTerm, PredicateTerm, ColumnAffinity, Bool) -> PredicateTerm
         ) {
             self.parameter = parameter
             self.columnType = columnType
@@ -278,7 +275,6 @@ package final class SQLDialect: Sendable, Hashable {
             self.position = position
             self.localizedStandardContains = localizedStandardContains
             self.membership = membership
-            self.literal = literal
         }
     }
 
@@ -323,7 +319,6 @@ package final class SQLDialect: Sendable, Hashable {
     func isNaN(_ value: PredicateTerm) -> PredicateTerm { spelling.isNaN(value) }
     func isNotNaN(comparing value: PredicateTerm) -> PredicateTerm { spelling.isNotNaN(value) }
     func position(of needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm { spelling.position(text, needle) }
-    func literal(_ value: SQLValue) -> String { spelling.literal(value) }
 
     func localizedStandardContains(_ needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm? {
         spelling.localizedStandardContains(text, needle)

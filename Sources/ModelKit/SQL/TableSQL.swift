@@ -196,21 +196,21 @@ struct TableSQL: Sendable {
     var isFiltered: Bool { hierarchy?.typeFilter != nil }
 
     /// The primary key and every column, as ``select`` lists them (a hierarchy's every class's,
-    /// then `_type`), optionally qualified by a table alias. With `placeholders`, the columns
-    /// they name read as those constants instead, outside a hierarchy (see ``PartialFetch``).
-    func selectList(qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]) -> String {
-        Self.selectList(selectedProperties, typed: hierarchy != nil, qualifiedBy: alias, replacing: placeholders)
+    /// then `_type`), optionally qualified by a table alias; without the properties at `omitted`,
+    /// outside a hierarchy (see ``PartialFetch``).
+    func selectList(qualifiedBy alias: String?, omitting omitted: Set<Int> = []) -> String {
+        Self.selectList(selectedProperties, typed: hierarchy != nil, qualifiedBy: alias, omitting: omitted)
     }
 
     /// The number of columns ``select`` reads.
     var selectedColumnCount: Int { selectedProperties.count + (hierarchy == nil ? 1 : 2) }
 
     private static func selectList(
-        _ properties: [Schema.PropertyMetadata], typed: Bool, qualifiedBy alias: String?, replacing placeholders: [Int: String] = [:]
+        _ properties: [Schema.PropertyMetadata], typed: Bool, qualifiedBy alias: String?, omitting omitted: Set<Int> = []
     ) -> String {
         let prefix = alias.map { "\($0.quotedIdentifier)." } ?? ""
-        let selected = properties.indices.map { index in
-            placeholders[index] ?? (properties[index].isStoredInTable ? prefix + properties[index].name.quotedIdentifier : "NULL")
+        let selected = properties.indices.filter { !omitted.contains($0) }.map { index in
+            properties[index].isStoredInTable ? prefix + properties[index].name.quotedIdentifier : "NULL"
         }
         let type = typed ? [prefix + Schema.Entity.Hierarchy.quotedTypeColumn] : []
         return ([prefix + quotedPrimaryKey] + selected + type).joined(separator: ", ")

@@ -52,15 +52,5 @@ extension SQLDialect {
                 hasBlobs
                     ? PredicateTerm.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
                     : PredicateTerm.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
-            },
-            literal: { value in
-                switch value {
-                case .null: "NULL"
-                case .integer(let value): "\(value)"
-                case .real(let value): "\(value)"
-                case .text(let value): value.sqlLiteral
-                // The only blob a partial fetch's placeholder holds.
-                case .blob: "x''"
-                }
             }))
 }
