@@ -113,11 +113,6 @@ enum RelationshipSQL {
         "\(entity.sql.select) WHERE \(pk) BETWEEN ? AND ? ORDER BY \(pk)"
     }
 
-    /// One row if the row of `entity` under the key bound exists.
-    static func rowExists(of entity: Schema.Entity) -> String {
-        "\(entity.sql.selectPrimaryKeys) WHERE \(pk) = ?"
-    }
-
     /// A to-many's targets for the owners whose keys are bound, each row tagged with its owner's
     /// key in an extra last column.
     ///

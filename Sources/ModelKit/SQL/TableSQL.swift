@@ -54,6 +54,9 @@ struct TableSQL: Sendable {
     let largestKey: (withoutSequence: String, withSequence: String)
     /// ``select`` for one row, by primary key.
     let selectByPrimaryKey: String
+    /// The key of one row, by primary key: whether the row is there. Made once, as a save whose
+    /// only change of a row is a list (a request adding a child) asks it every time.
+    let rowExists: String
     /// An insert of every column.
     let insert: String
     /// ``insert`` returning the new row's primary key, for dialects where the connection does
@@ -112,6 +115,7 @@ struct TableSQL: Sendable {
             + "coalesce((SELECT CAST(value AS INTEGER) FROM \(Migrator.storeTable) WHERE key = ?), 0)"
         largestKey = (byRowsAndMark, byRowsAndMark + ", coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)")
         selectByPrimaryKey = "\(select) WHERE \(pk) = ?"
+        rowExists = "\(selectPrimaryKeys) WHERE \(pk) = ?"
         delete = "DELETE FROM \(table) WHERE \(pk) = ?"
         let preservedColumns = storedColumns.filter { properties[$0].attribute?.options.contains(.preserveValueOnDeletion) ?? false }
         self.preservedColumns = preservedColumns

@@ -244,7 +244,7 @@ struct RowWriter {
     }
 
     private func rowExists(_ rowID: Int64, of entity: Schema.Entity) throws -> Bool {
-        try !connection.statement(RelationshipSQL.rowExists(of: entity)).rows([.integer(rowID)]).isEmpty
+        try connection.statement(entity.sql.rowExists).hasRow([.integer(rowID)])
     }
 
     // MARK: Deletes

@@ -81,6 +81,13 @@ final class Statement {
         return rows
     }
 
+    /// Runs the statement bound to `values` and returns whether it gives a row, without reading it.
+    func hasRow(_ values: [SQLValue]) throws -> Bool {
+        try bind(values)
+        defer { reset() }
+        return try step()
+    }
+
     /// Runs the bound statement and returns the first column of every row as an integer.
     func int64s() throws -> [Int64] {
         defer { reset() }
