@@ -70,10 +70,9 @@ final class PostgresStatement: DatabaseStatement {
         if prepared?.session != connection.session { try prepare() }
         // The first statement of a transaction carries its start: one round trip for both.
         let opening = connection.takeHeldBegin()
-        let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
+        let kept = try withRenderedValues { pointers, lengths, formats in
             guard opening.isEmpty else {
-                let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
-                return try connection.pipeline(commands, keeping: opening.count)
+                return try connection.pipeline(commands(opening, sending(pointers, lengths, formats)), keeping: opening.count)
             }
             let resultFormat = prepared!.resultFormat
             return try connection.keptResult(sql: sql) { handle in
@@ -90,25 +89,18 @@ final class PostgresStatement: DatabaseStatement {
         defer { reset() }
         try connection.ensureConnected()
         if prepared?.session != connection.session { try prepare() }
-        let kept = try PostgresValue.withParameters(try rendered()) { pointers, lengths, formats in
-            let commands = opening.map { PostgresConnection.PipelineCommand(sql: $0) } + [sending(pointers, lengths, formats)]
-                + trailing.map { PostgresConnection.PipelineCommand(sql: $0) }
-            return try connection.pipeline(commands, keeping: opening.count)
+        let kept = try withRenderedValues { pointers, lengths, formats in
+            try connection.pipeline(commands(opening, sending(pointers, lengths, formats), then: trailing), keeping: opening.count)
         }
         take(kept)
         return try step() ? (0..<columnCount).map(column) : nil
     }
 
-    /// The bound values, rendered for the parameter types PostgreSQL chose.
-    private func rendered() throws -> [PostgresValue.Parameter] {
-        let types = prepared!.types
-        var rendered: [PostgresValue.Parameter] = []
-        rendered.reserveCapacity(parameterCount)
-        for index in 0..<parameterCount {
-            let value = index < values.count ? values[index] : .null
-            rendered.append(try PostgresValue.parameter(value, type: types[index], sql: sql))
-        }
-        return rendered
+    /// Calls `body` with the bound values rendered for the parameter types PostgreSQL chose.
+    private func withRenderedValues<R>(
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> R
+    ) throws -> R {
+        try PostgresValue.withParameters(values, types: prepared!.types, count: parameterCount, sql: sql, body)
     }
 
     /// The pipeline command that runs the prepared statement with the rendered values.
@@ -121,13 +113,27 @@ final class PostgresStatement: DatabaseStatement {
         }
     }
 
+    /// `opening`, `statement`, then `trailing`: one pipeline's commands, in one array.
+    private func commands(
+        _ opening: [String], _ statement: PostgresConnection.PipelineCommand, then trailing: [String] = []
+    ) -> [PostgresConnection.PipelineCommand] {
+        var commands: [PostgresConnection.PipelineCommand] = []
+        commands.reserveCapacity(opening.count + 1 + trailing.count)
+        for sql in opening { commands.append(PostgresConnection.PipelineCommand(sql: sql)) }
+        commands.append(statement)
+        for sql in trailing { commands.append(PostgresConnection.PipelineCommand(sql: sql)) }
+        return commands
+    }
+
     /// Keeps `result` as the statement's rows, before the first.
     private func take(_ kept: OpaquePointer) {
         result = kept
         row = -1
         rowCount = Int(PQntuples(kept))
         columnCount = PQnfields(kept)
-        columnTypes = (0..<columnCount).map { PQftype(kept, $0) }
+        // Refilled in place: a statement's rows have the same columns every time.
+        columnTypes.removeAll(keepingCapacity: true)
+        for column in 0..<columnCount { columnTypes.append(PQftype(kept, column)) }
         isBinary = PQbinaryTuples(kept) == 1
         connection.changes = Int(String(cString: PQcmdTuples(kept))) ?? 0
     }

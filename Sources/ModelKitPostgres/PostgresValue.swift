@@ -17,12 +17,6 @@ enum PostgresValue {
     static let varchar: Oid = 1043
     static let numeric: Oid = 1700
 
-    /// A rendered parameter: its bytes (nil for NULL) and whether they are binary.
-    struct Parameter {
-        var bytes: [UInt8]?
-        var isBinary = false
-    }
-
     /// The type to declare for a parameter when preparing: the value's own for numbers and text;
     /// none for NULL and blobs (a NaN `Double` travels as a blob), so PostgreSQL takes the
     /// column's.
@@ -42,52 +36,6 @@ enum PostgresValue {
         case .null: text
         default: declaredType(of: value)
         }
-    }
-
-    /// `value` rendered for a parameter of `type`.
-    static func parameter(_ value: SQLValue, type: Oid, sql: String) throws -> Parameter {
-        switch value {
-        case .null:
-            return Parameter(bytes: nil)
-        case .integer(let integer):
-            if type == bool { return Parameter(bytes: Array((integer != 0 ? "t" : "f").utf8)) }
-            return Parameter(bytes: Array(String(integer).utf8))
-        case .real(let real):
-            if [int8, int4, int2].contains(type), real.rounded() == real, let integer = Int64(exactly: real) {
-                return Parameter(bytes: Array(String(integer).utf8))
-            }
-            if type == float8 { return float8Parameter(real) }
-            return Parameter(bytes: Array(doubleText(real).utf8))
-        case .text(let string):
-            guard !string.utf8.contains(0) else {
-                throw PostgresError(kind: .valueNotStorable, message: "PostgreSQL text cannot contain NUL characters", sql: sql)
-            }
-            return Parameter(bytes: Array(string.utf8))
-        case .blob(let data):
-            if type == float8 || type == float4, data.count == 8, let double = Double(sqlValue: value) {
-                return type == float8 ? float8Parameter(double) : Parameter(bytes: Array(doubleText(double).utf8))
-            }
-            if type == bytea { return Parameter(bytes: Array(data), isBinary: true) }
-            return Parameter(bytes: hexText(data))
-        }
-    }
-
-    /// `data` in `bytea`'s hex text form, `\x0a1b…`.
-    static func hexText(_ data: Data) -> [UInt8] {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = [UInt8(ascii: "\\"), UInt8(ascii: "x")]
-        text.reserveCapacity(2 + data.count * 2)
-        for byte in data {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return text
-    }
-
-    /// A double in `float8`'s binary form, its bits big-endian: a NaN keeps its payload and
-    /// sign, which the text form (`NaN`) drops.
-    private static func float8Parameter(_ value: Double) -> Parameter {
-        Parameter(bytes: withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init), isBinary: true)
     }
 
     /// A double as PostgreSQL's `float8` input reads it back, exactly but for a NaN's payload.
@@ -153,38 +101,6 @@ enum PostgresValue {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
         default: digit &- UInt8(ascii: "A") &+ 10
-        }
-    }
-
-    /// Calls `body` with libpq's parameter arrays for `parameters`.
-    static func withParameters<R>(
-        _ parameters: [Parameter],
-        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) throws -> R
-    ) rethrows -> R {
-        var buffers: [UnsafeMutablePointer<CChar>?] = []
-        buffers.reserveCapacity(parameters.count)
-        defer { buffers.forEach { $0?.deallocate() } }
-        for parameter in parameters {
-            guard let bytes = parameter.bytes else {
-                buffers.append(nil)
-                continue
-            }
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
-            bytes.withUnsafeBytes { source in
-                UnsafeMutableRawPointer(buffer).copyMemory(from: source.baseAddress ?? UnsafeRawPointer(buffer), byteCount: bytes.count)
-            }
-            buffer[bytes.count] = 0
-            buffers.append(buffer)
-        }
-        let pointers = buffers.map { UnsafePointer($0) }
-        let lengths = parameters.map { Int32($0.bytes?.count ?? 0) }
-        let formats = parameters.map { Int32($0.isBinary ? 1 : 0) }
-        return try pointers.withUnsafeBufferPointer { pointers in
-            try lengths.withUnsafeBufferPointer { lengths in
-                try formats.withUnsafeBufferPointer { formats in
-                    try body(pointers.baseAddress, lengths.baseAddress, formats.baseAddress)
-                }
-            }
         }
     }
 }
