@@ -17,7 +17,9 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         if let (entity, custom) = try customStore(for: T.self) { return try customFetch(descriptor, entity: entity, in: custom) }
         let models = try fetchModels(descriptor)
-        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+        // `count`, not `isEmpty`: in this unspecialized code, `isEmpty` is `Collection`'s, reached
+        // through the array type's metadata and conformance, where `count` is Array's own.
+        if descriptor.relationshipKeyPathsForPrefetching.count > 0 {
             try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: models)
         }
         return models
@@ -188,7 +190,7 @@ extension ModelContext {
         mergeChanges()
         let entity = try entity(for: T.self)
         let dialect = container.store(for: entity).dialect
-        let partial = descriptor.propertiesToFetch.isEmpty ? nil : try PartialFetch(descriptor, entity: entity)
+        let partial = descriptor.propertiesToFetch.count == 0 ? nil : try PartialFetch(descriptor, entity: entity)
         let plan = FetchPlan(descriptor, entity: entity, dialect: dialect, partial: partial)
         if let untranslated = plan.untranslated {
             ModelKitDebugLog.log("predicate on \(T.self) runs in Swift: \(untranslated)")

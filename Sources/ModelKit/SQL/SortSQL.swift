@@ -20,6 +20,8 @@ struct SortSQL {
     /// The columns the descriptors sort by, each with its direction; nil when one of them does not
     /// translate, as described above.
     static func storedOrder<T: PersistentModel>(_ descriptors: [SortDescriptor<T>], entity: Schema.Entity) -> [(column: Int, ascending: Bool)]? {
+        // Without a sort, no iterator of the generic array (whose metadata a request would look up).
+        if descriptors.count == 0 { return [] }
         var order: [(column: Int, ascending: Bool)] = []
         for descriptor in descriptors {
             guard let keyPath = descriptor.keyPath, let column = entity.column(for: keyPath),
