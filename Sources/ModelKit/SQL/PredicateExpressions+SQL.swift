@@ -132,9 +132,34 @@ private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool,
     // side is enough, and a constant's test runs once per query rather than once per row.
     guard left.isFloatingPoint, right.isFloatingPoint else { return .condition(comparison) }
     let nan = dialect.isNaN(right.isNonNullConstant ? right : left)
-    return isEqual
-        ? .condition("($0 AND NOT $1)", comparison, nan)
-        : .condition("($0 OR $1)", comparison, nan)
+    let equal: PredicateTerm = isEqual ? .condition("($0 AND NOT $1)", comparison, nan) : .condition("($0 OR $1)", comparison, nan)
+    guard let zeros = negativeZeroTest(left, right, dialect, { PredicateTerm.compose("($0 IS $1)", $0, $1) }) else { return equal }
+    return isEqual ? .condition("($0 OR $1)", equal, zeros) : .condition("($0 AND NOT $1)", equal, zeros)
+}
+
+/// For a dialect that stores a negative zero apart from zero (SQLite's blob), the test that
+/// `left` or `right` is one and that `relation` holds once each is read as zero: the comparisons
+/// above see the blob, which no number equals and which sorts above them all, where Swift finds
+/// `-0.0 == 0.0`. Nil for the other dialects. Against a constant (which binds a negative zero as
+/// zero), it is `value IS <negative zero> AND relation(0.0, constant)`: an index on the column
+/// serves it as a second search, beside the comparison's own.
+private func negativeZeroTest(
+    _ left: PredicateTerm, _ right: PredicateTerm, _ dialect: SQLDialect, _ relation: (PredicateTerm, PredicateTerm) -> PredicateTerm
+) -> PredicateTerm? {
+    guard let zero = dialect.spelling.negativeZero else { return nil }
+    let (negativeZero, asZero) = (PredicateTerm(zero), PredicateTerm("0.0"))
+    switch (left.isNonNullConstant, right.isNonNullConstant) {
+    case (true, true):
+        return nil
+    case (false, true):
+        return .condition("(($0 IS $1) AND $2)", left, negativeZero, relation(asZero, right))
+    case (true, false):
+        return .condition("(($0 IS $1) AND $2)", right, negativeZero, relation(left, asZero))
+    case (false, false):
+        guard let leftAsZero = dialect.negativeZeroAsZero(left), let rightAsZero = dialect.negativeZeroAsZero(right) else { return nil }
+        let isOne = PredicateTerm.compose("($0 IS $2 OR $1 IS $2)", left, right, negativeZero)
+        return .condition("($0 AND $1)", isOne, relation(leftAsZero, rightAsZero))
+    }
 }
 
 /// `<`, `<=`, `>` and `>=`. Unsigned integers and decimals are stored in forms SQLite orders
@@ -153,9 +178,17 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         let comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(symbol))
         // A NaN sorts above every number, so only one on the side the operator wants greater can
         // make the comparison true; one on the other side already makes it false.
-        let greater = op == .greaterThan || op == .greaterThanOrEqual ? left : right
+        let greatest = op == .greaterThan || op == .greaterThanOrEqual
+        let greater = greatest ? left : right
         guard greater.isFloatingPoint else { return .condition(comparison) }
-        return .condition("($0 AND $1)", comparison, translator.dialect.isNotNaN(comparing: greater))
+        let dialect = translator.dialect
+        let ordered: PredicateTerm = .condition("($0 AND $1)", comparison, dialect.isNotNaN(comparing: greater))
+        guard left.isFloatingPoint, right.isFloatingPoint,
+            let zeros = negativeZeroTest(left, right, dialect, { left, right in
+                .condition("(($0 $2 $1) AND $3)", left, right, PredicateTerm(symbol), dialect.isNotNaN(comparing: greatest ? left : right))
+            })
+        else { return ordered }
+        return .condition("($0 OR $1)", ordered, zeros)
     }
 
     func collect(into leaves: inout PredicateLeaves) {

@@ -250,6 +250,10 @@ package final class SQLDialect: Sendable, Hashable {
         package var localizedStandardContains: @Sendable (_ text: PredicateTerm, _ needle: PredicateTerm) -> PredicateTerm?
         /// An element `IN` a list bound as one JSON array parameter, of an affinity, with blobs or not.
         package var membership: @Sendable (_ element: PredicateTerm, _ array: PredicateTerm, ColumnAffinity, _ hasBlobs: Bool) -> PredicateTerm
+        /// What a stored negative zero is, where the store keeps it apart from zero's storage
+        /// (SQLite's blob of its bits); nil where the database's own type holds it. Swift finds it
+        /// equal to zero, so comparisons test it apart (see ``SQLDialect/negativeZeroAsZero(_:)``).
+        package var negativeZero: String?
 
         package init(
             parameter: (@Sendable (Int) -> String)?, columnType: @escaping @Sendable (ColumnAffinity) -> String,
@@ -259,7 +263,8 @@ package final class SQLDialect: Sendable, Hashable {
             isNotNaN: @escaping @Sendable (PredicateTerm) -> PredicateTerm,
             position: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm,
             localizedStandardContains: @escaping @Sendable (PredicateTerm, PredicateTerm) -> PredicateTerm?,
-            membership: @escaping @Sendable (PredicateTerm, PredicateTerm, ColumnAffinity, Bool) -> PredicateTerm
+            membership: @escaping @Sendable (PredicateTerm, PredicateTerm, ColumnAffinity, Bool) -> PredicateTerm,
+            negativeZero: String? = nil
         ) {
             self.parameter = parameter
             self.columnType = columnType
@@ -275,6 +280,7 @@ package final class SQLDialect: Sendable, Hashable {
             self.position = position
             self.localizedStandardContains = localizedStandardContains
             self.membership = membership
+            self.negativeZero = negativeZero
         }
     }
 
@@ -318,6 +324,12 @@ package final class SQLDialect: Sendable, Hashable {
     func total(_ column: String) -> String { spelling.total(column) }
     func isNaN(_ value: PredicateTerm) -> PredicateTerm { spelling.isNaN(value) }
     func isNotNaN(comparing value: PredicateTerm) -> PredicateTerm { spelling.isNotNaN(value) }
+
+    /// `value` with a stored negative zero read as zero, for the dialects that keep it apart
+    /// (``Spelling/negativeZero``); nil for the others.
+    func negativeZeroAsZero(_ value: PredicateTerm) -> PredicateTerm? {
+        spelling.negativeZero.map { PredicateTerm.compose("(CASE $0 WHEN $1 THEN 0.0 ELSE $0 END)", value, PredicateTerm($0)) }
+    }
     func position(of needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm { spelling.position(text, needle) }
 
     func localizedStandardContains(_ needle: PredicateTerm, in text: PredicateTerm) -> PredicateTerm? {

@@ -23,6 +23,16 @@ import Testing
         #expect(statements.allSatisfy { $0.hasPrefix(#"SELECT total("score")"#) })
     }
 
+    /// A stored negative zero is a blob, as a NaN is; it adds nothing to a sum, where counting
+    /// it as a NaN made the sum NaN.
+    @Test func aStoredNegativeZeroAddsNothingToASum() throws {
+        context.insert(Ticket("z", score: -0.0))
+        try context.save()
+        #expect(try context.sum(of: \Ticket.score) == 7.75)
+        #expect(try context.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score == 0 })) == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Ticket>(predicate: #Predicate { $0.score < 1 })) == 1)
+    }
+
     @Test func sumCountsPendingChangesAndUntranslatedPredicates() throws {
         context.insert(Ticket("d", score: 10))
         #expect(try context.sum(of: \Ticket.score) == 17.75)

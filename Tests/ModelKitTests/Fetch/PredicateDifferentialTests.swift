@@ -68,7 +68,7 @@ struct PredicateGenerator {
 
     func ticket(_ index: Int) -> Ticket {
         Ticket(
-            random.pick(titles), count: Int(random.next() % 11) - 5, score: random.pick([-1.5, 0, 0.5, 2, 3.25, .nan, -.nan, .infinity]),
+            random.pick(titles), count: Int(random.next() % 11) - 5, score: random.pick([-1.5, 0, -0.0, 0.5, 2, 3.25, .nan, -.nan, .infinity]),
             isOpen: random.chance(50), note: random.pick(notes), kind: random.pick(Kind.allCases),
             priority: random.pick(Priority.allCases), due: Date(timeIntervalSinceReferenceDate: Double(random.next() % 5) * 0.25))
     }

@@ -37,11 +37,12 @@ extension SQLDialect {
             nullSafeEqual: "IS",
             nullSafeNotEqual: "IS NOT",
             total: { "total(\($0))" },
-            // SQLite has no NaN: the store keeps a NaN as a blob.
-            isNaN: { PredicateTerm.compose("(typeof($0) = 'blob')", $0) },
+            // SQLite has no NaN: the store keeps a NaN as a blob, and a negative zero too (its own).
+            isNaN: { PredicateTerm.compose("(typeof($0) = 'blob' AND $0 IS NOT $1)", $0, PredicateTerm(negativeZero)) },
             // A blob is above every number and text, so `value < x''` tells it with one comparison
             // where `typeof` calls a function; it is NULL for NULL, where the comparison is NULL
-            // too, so their conjunction is the same.
+            // too, so their conjunction is the same. A negative zero fails it too: comparisons
+            // test that blob apart, as zero.
             isNotNaN: { PredicateTerm.compose("($0 < x'')", $0) },
             position: { text, needle in PredicateTerm.compose("instr($0, $1)", text, needle) },
             // The Swift function every connection registers (``SQLiteFunctions``).
@@ -52,5 +53,9 @@ extension SQLDialect {
                 hasBlobs
                     ? PredicateTerm.compose("(hex($0) IN (SELECT value FROM json_each($1)))", element, array)
                     : PredicateTerm.compose("($0 IN (SELECT value FROM json_each($1)))", element, array)
-            }))
+            },
+            negativeZero: negativeZero))
+
+    /// A negative zero as ``Double/sqlValue`` stores it: the eight bytes of its bits, little-endian.
+    private static let negativeZero = "x'0000000000000080'"
 }
