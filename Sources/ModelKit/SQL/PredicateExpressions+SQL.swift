@@ -138,11 +138,10 @@ private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool,
 }
 
 /// For a dialect that stores a negative zero apart from zero (SQLite's blob), the test that
-/// `left` or `right` is one and that `relation` holds once each is read as zero: the comparisons
-/// above see the blob, which no number equals and which sorts above them all, where Swift finds
-/// `-0.0 == 0.0`. Nil for the other dialects. Against a constant (which binds a negative zero as
-/// zero), it is `value IS <negative zero> AND relation(0.0, constant)`: an index on the column
-/// serves it as a second search, beside the comparison's own.
+/// `left` or `right` is one and that `relation` holds once each is read as zero: `IS` sees the
+/// blob, which no number equals, where Swift finds `-0.0 == 0.0`. Nil for the other dialects.
+/// Against a constant (which binds a negative zero as zero), it is `value IS <negative zero> AND
+/// relation(0.0, constant)`: an index on the column serves it as a second search.
 private func negativeZeroTest(
     _ left: PredicateTerm, _ right: PredicateTerm, _ dialect: SQLDialect, _ relation: (PredicateTerm, PredicateTerm) -> PredicateTerm
 ) -> PredicateTerm? {
@@ -178,17 +177,12 @@ extension PredicateExpressions.Comparison: SQLTranslatable where LHS: SQLTransla
         let comparison = PredicateTerm.compose("($0 $2 $1)", left, right, PredicateTerm(symbol))
         // A NaN sorts above every number, so only one on the side the operator wants greater can
         // make the comparison true; one on the other side already makes it false.
-        let greatest = op == .greaterThan || op == .greaterThanOrEqual
-        let greater = greatest ? left : right
+        // A stored negative zero (SQLite's blob) is not tested apart here: the numbers it
+        // belongs among and the blob are not one range of an index, and a second one would keep
+        // SQLite from searching a range of the column (`a >= x && a < y`) at all.
+        let greater = op == .greaterThan || op == .greaterThanOrEqual ? left : right
         guard greater.isFloatingPoint else { return .condition(comparison) }
-        let dialect = translator.dialect
-        let ordered: PredicateTerm = .condition("($0 AND $1)", comparison, dialect.isNotNaN(comparing: greater))
-        guard left.isFloatingPoint, right.isFloatingPoint,
-            let zeros = negativeZeroTest(left, right, dialect, { left, right in
-                .condition("(($0 $2 $1) AND $3)", left, right, PredicateTerm(symbol), dialect.isNotNaN(comparing: greatest ? left : right))
-            })
-        else { return ordered }
-        return .condition("($0 OR $1)", ordered, zeros)
+        return .condition("($0 AND $1)", comparison, translator.dialect.isNotNaN(comparing: greater))
     }
 
     func collect(into leaves: inout PredicateLeaves) {

@@ -41,8 +41,8 @@ extension SQLDialect {
             isNaN: { PredicateTerm.compose("(typeof($0) = 'blob' AND $0 IS NOT $1)", $0, PredicateTerm(negativeZero)) },
             // A blob is above every number and text, so `value < x''` tells it with one comparison
             // where `typeof` calls a function; it is NULL for NULL, where the comparison is NULL
-            // too, so their conjunction is the same. A negative zero fails it too: comparisons
-            // test that blob apart, as zero.
+            // too, so their conjunction is the same. A stored negative zero, a blob too, fails it
+            // (see Predicates.md).
             isNotNaN: { PredicateTerm.compose("($0 < x'')", $0) },
             position: { text, needle in PredicateTerm.compose("instr($0, $1)", text, needle) },
             // The Swift function every connection registers (``SQLiteFunctions``).
