@@ -133,31 +133,28 @@ private func equality(_ lhs: PredicateTerm, _ rhs: PredicateTerm, isEqual: Bool,
     guard left.isFloatingPoint, right.isFloatingPoint else { return .condition(comparison) }
     let nan = dialect.isNaN(right.isNonNullConstant ? right : left)
     let equal: PredicateTerm = isEqual ? .condition("($0 AND NOT $1)", comparison, nan) : .condition("($0 OR $1)", comparison, nan)
-    guard let zeros = negativeZeroTest(left, right, dialect, { PredicateTerm.compose("($0 IS $1)", $0, $1) }) else { return equal }
+    guard let zeros = negativeZeroEquality(left, right, dialect) else { return equal }
     return isEqual ? .condition("($0 OR $1)", equal, zeros) : .condition("($0 AND NOT $1)", equal, zeros)
 }
 
 /// For a dialect that stores a negative zero apart from zero (SQLite's blob), the test that
-/// `left` or `right` is one and that `relation` holds once each is read as zero: `IS` sees the
+/// `left` or `right` is one and that the two are equal once each is read as zero: `IS` sees the
 /// blob, which no number equals, where Swift finds `-0.0 == 0.0`. Nil for the other dialects.
 /// Against a constant (which binds a negative zero as zero), it is `value IS <negative zero> AND
-/// relation(0.0, constant)`: an index on the column serves it as a second search.
-private func negativeZeroTest(
-    _ left: PredicateTerm, _ right: PredicateTerm, _ dialect: SQLDialect, _ relation: (PredicateTerm, PredicateTerm) -> PredicateTerm
-) -> PredicateTerm? {
+/// 0.0 IS constant`: an index on the column serves it as a second search.
+private func negativeZeroEquality(_ left: PredicateTerm, _ right: PredicateTerm, _ dialect: SQLDialect) -> PredicateTerm? {
     guard let zero = dialect.spelling.negativeZero else { return nil }
-    let (negativeZero, asZero) = (PredicateTerm(zero), PredicateTerm("0.0"))
+    let negativeZero = PredicateTerm(zero)
     switch (left.isNonNullConstant, right.isNonNullConstant) {
     case (true, true):
         return nil
     case (false, true):
-        return .condition("(($0 IS $1) AND $2)", left, negativeZero, relation(asZero, right))
+        return .condition("(($0 IS $1) AND (0.0 IS $2))", left, negativeZero, right)
     case (true, false):
-        return .condition("(($0 IS $1) AND $2)", right, negativeZero, relation(left, asZero))
+        return .condition("(($0 IS $1) AND ($2 IS 0.0))", right, negativeZero, left)
     case (false, false):
         guard let leftAsZero = dialect.negativeZeroAsZero(left), let rightAsZero = dialect.negativeZeroAsZero(right) else { return nil }
-        let isOne = PredicateTerm.compose("($0 IS $2 OR $1 IS $2)", left, right, negativeZero)
-        return .condition("($0 AND $1)", isOne, relation(leftAsZero, rightAsZero))
+        return .condition("(($0 IS $2 OR $1 IS $2) AND ($3 IS $4))", left, right, negativeZero, leftAsZero, rightAsZero)
     }
 }
 

@@ -252,7 +252,7 @@ package final class SQLDialect: Sendable, Hashable {
         package var membership: @Sendable (_ element: PredicateTerm, _ array: PredicateTerm, ColumnAffinity, _ hasBlobs: Bool) -> PredicateTerm
         /// What a stored negative zero is, where the store keeps it apart from zero's storage
         /// (SQLite's blob of its bits); nil where the database's own type holds it. Swift finds it
-        /// equal to zero, so comparisons test it apart (see ``SQLDialect/negativeZeroAsZero(_:)``).
+        /// equal to zero, so `==` and `!=` test it apart (see ``SQLDialect/negativeZeroAsZero(_:)``).
         package var negativeZero: String?
 
         package init(
