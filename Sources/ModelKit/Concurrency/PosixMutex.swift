@@ -20,8 +20,9 @@ import Synchronization
 /// CPU. A POSIX mutex costs a call more when nobody waits, and does not hand the lock over in
 /// turn: a thread that releases it and takes it again at once can keep a waiter out. So it is for
 /// short holds that many threads meet; a lock held across I/O or taken in a loop (the store
-/// registry, held while a store connects) stays `Mutex`, as do locks seldom contended. As with `Mutex`, a thread that takes the lock it holds stops the process rather
-/// than waiting for itself (the mutex checks its owner). Without POSIX threads, it is a `Mutex`.
+/// registry, held while a store connects) stays `Mutex`, as do locks seldom contended. As with
+/// `Mutex`, a thread that takes the lock it holds stops the process rather than waiting for
+/// itself (the mutex checks its owner). Without POSIX threads, it is a `Mutex`.
 package final class PosixMutex<Value>: @unchecked Sendable {
     // Unchecked: `value` is read and written only while the lock is held; what goes in and
     // comes out is `sending`, as with `Mutex`.

@@ -24,14 +24,11 @@ enum HistorySQL {
     /// timestamp, author, bundle, process and changes. The table needs no `AUTOINCREMENT`, whose
     /// `sqlite_sequence` row every insert would write (a page more a save): deletions keep the
     /// newest token they removed.
-    static let insert = """
-        INSERT INTO \(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES ((\(newestToken)) + 1, ?, ?, ?, ?, ?)
-        """
+    static let insert = "\(insertEveryColumn) ((\(newestToken)) + 1, ?, ?, ?, ?, ?)"
     /// Appends one transaction on SQLite under a token the writer knows is next (see
     /// ``HistoryTable/append(_:author:to:token:)``): bind it, then as ``insert``.
-    static let insertWithToken = """
-        INSERT INTO \(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES (?, ?, ?, ?, ?, ?)
-        """
+    static let insertWithToken = "\(insertEveryColumn) (?, ?, ?, ?, ?, ?)"
+    private static let insertEveryColumn = #"INSERT INTO \#(table) ("token", "timestamp", "author", "bundle", "process", "changes") VALUES"#
     /// Appends one transaction, returning the new token, for dialects where the connection does
     /// not tell it and the database makes the token.
     static let insertReturningToken =
