@@ -78,7 +78,7 @@ import Testing
                 let context = ModelContext(aContainer)
                 try context.fetch(FetchDescriptor<Note>())[0].title = "older, from A"
                 try context.save()
-                Self.waitForTheClockToPass(Date().addingTimeInterval(0.005))
+                waitForTheWallClockToMoveOn()
                 let other = ModelContext(bContainer)
                 try other.fetch(FetchDescriptor<Note>())[0].title = "newer, from B"
                 try other.save()
@@ -90,11 +90,6 @@ import Testing
         try await a.sync()
         try await b.sync()
         for device in [a, b] { #expect(try device.all(Note.self).map(\.title) == ["newer, from B"]) }
-    }
-
-    /// Edits are ordered by the wall clock: the test needs two edits at different milliseconds.
-    static func waitForTheClockToPass(_ date: Date) {
-        while Date() <= date {}
     }
 
     @Test(arguments: ServerKind.available)

@@ -13,14 +13,6 @@ import Testing
         try context.save()
     }
 
-    /// Returns once the wall clock reads a later millisecond than when it was called: an edit
-    /// saved after it is stamped later than every edit saved before it, which is what "the later
-    /// edit" means to the rules (hybrid logical clocks start from the wall clock).
-    func wallClockMovesOn() async {
-        let start = (Date().timeIntervalSince1970 * 1000).rounded(.down)
-        while (Date().timeIntervalSince1970 * 1000).rounded(.down) <= start { await Task.yield() }
-    }
-
     /// A world whose devices `a` and `b` both have one synced note.
     func twoDevicesWithANote(_ kind: ServerKind, policies: SyncPolicies = SyncPolicies()) async throws -> (SyncWorld, Device, Device) {
         let world = try SyncWorld(kind, policies: policies)

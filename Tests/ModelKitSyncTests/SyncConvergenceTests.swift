@@ -84,7 +84,8 @@ import Testing
             if Int.random(in: 0..<4, using: &random) == 0 {
                 try await devices[Int.random(in: 0..<devices.count, using: &random)].sync()
             }
-            try await Task.sleep(for: .milliseconds(2))
+            // The last body edit in program order must win: the next step's edits are stamped later.
+            await wallClockMovesOn()
         }
         for _ in 0..<2 {
             for device in devices { try await device.sync() }

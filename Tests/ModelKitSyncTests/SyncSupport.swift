@@ -4,6 +4,24 @@ import ModelKit
 import ModelKitSync
 import Testing
 
+/// Returns once the wall clock reads a later millisecond than when it was called. Edits are
+/// ordered by hybrid logical clocks, which start from the wall clock's millisecond: an edit saved
+/// after this returns is stamped later than every edit saved, on any device, before it was
+/// called. It waits for the clock itself, never for a guessed length of time.
+func wallClockMovesOn() async {
+    let start = wallClockMillisecond()
+    while wallClockMillisecond() <= start { await Task.yield() }
+}
+
+/// ``wallClockMovesOn()`` for code that cannot suspend.
+func waitForTheWallClockToMoveOn() {
+    let start = wallClockMillisecond()
+    while wallClockMillisecond() <= start {}
+}
+
+/// The wall clock's millisecond, as `HybridLogicalClock` reads it.
+private func wallClockMillisecond() -> Double { (Date().timeIntervalSince1970 * 1000).rounded(.down) }
+
 /// Where the server's store lives in a test.
 enum ServerKind: String, CaseIterable, CustomTestStringConvertible {
     case sqlite, postgres

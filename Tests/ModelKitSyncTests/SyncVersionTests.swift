@@ -346,7 +346,7 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
         newCard.stars = 4
         try new.context.save()
         try await new.sync()
-        try await Task.sleep(for: .milliseconds(5))
+        await wallClockMovesOn()
         let card = try old.context.fetch(FetchDescriptor<CardsV1.Card>())[0]
         card.body = "edited on the old app"
         try old.context.save()
