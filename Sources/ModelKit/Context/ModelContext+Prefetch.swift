@@ -17,9 +17,13 @@ extension ModelContext {
         if relationship.isToMany {
             let keys = owners.compactMap { $0._$modelKit.rowID }
             let sql = prefetchSelect(relationship, owners: keys)
+            let lastRowsPerOwner = relationship.prefetchedRowsPerOwner.load(ordering: .relaxed)
+            registered.reserve(
+                Self.prefetchRoom(owners: keys.count, lastRowsPerOwner: lastRowsPerOwner), of: relationship.target.rootIdentifier)
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).
             let (tags, models) = try taggedModels(of: relationship.target, sql: sql)
+            if !keys.isEmpty { relationship.prefetchedRowsPerOwner.store((models.count << 10) / keys.count, ordering: .relaxed) }
             related.reserveCapacity(owners.count)
             var start = tags.startIndex
             while start < tags.endIndex {
@@ -50,6 +54,13 @@ extension ModelContext {
             }
             assign(loaded: key.flatMap { related[$0] } ?? [], to: relationship, of: owner)
         }
+    }
+
+    /// The models a to-many's prefetch for `owners` makes room for at once: as many an owner as
+    /// the last prefetch loaded (`lastRowsPerOwner`, in 1/1024ths), but at most 64 an owner and a
+    /// million in all, so that a guess from a skewed prefetch costs at most 1 KiB an owner.
+    static func prefetchRoom(owners: Int, lastRowsPerOwner: Int) -> Int {
+        min((owners * min(lastRowsPerOwner, 64 << 10)) >> 10, 1 << 20)
     }
 
     /// Selects a to-many's targets for the given owners, each row tagged with its owner's key in

@@ -374,6 +374,34 @@ import Testing
         #expect(statements.count == 2)
     }
 
+    @Test(arguments: StoreKind.sharedStores) func aPrefetchRemembersTheRowsAnOwnerHadAndTheNextLoadsTheSame(kind: StoreKind) throws {
+        let (store, context) = try context(kind)
+        defer { withExtendedLifetime(store) {} }
+        let books = try #require(context.container.schema.entity(named: "Shelf")?.relationshipsByColumn[1])
+        var descriptor = FetchDescriptor<Shelf>(sortBy: [SortDescriptor(\.name)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.books]
+        descriptor.fetchLimit = 4
+        _ = try context.fetch(descriptor)
+        #expect(books.prefetchedRowsPerOwner.load(ordering: .relaxed) == 3 << 10)
+        // A new context makes room for three books a shelf before it loads them, and loads the
+        // same, in order, one instance a row.
+        let next = ModelContext(context.container)
+        descriptor.fetchLimit = nil
+        let shelves = try next.fetch(descriptor)
+        #expect(shelves.map { $0.books.map(\.title) } == (0..<5).map { index in (0..<3).map { "book \(index).\($0)" } })
+        #expect(Set(shelves.flatMap(\.books).map(ObjectIdentifier.init)).count == 15)
+        #expect(shelves.allSatisfy { shelf in shelf.books.allSatisfy { $0.shelf === shelf } })
+    }
+
+    @Test func aPrefetchMakesRoomForAtMost64RowsAnOwnerAndAMillionInAll() {
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 0) == 0)
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 10 << 10) == 10_000)
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 2_560) == 2_500)  // 2.5 an owner
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 3_000 << 10) == 64_000)
+        #expect(ModelContext.prefetchRoom(owners: 10_000, lastRowsPerOwner: 64 << 10) == 640_000)
+        #expect(ModelContext.prefetchRoom(owners: 100_000, lastRowsPerOwner: 64 << 10) == 1 << 20)
+    }
+
     @Test(arguments: StoreKind.sharedStores) func prefetchLoadsAToOneForAllResultsInOneQuery(kind: StoreKind) throws {
         let (store, context) = try context(kind)
         defer { withExtendedLifetime(store) {} }
