@@ -5,6 +5,11 @@ extension ModelContext {
     ///   ``ModelKitError/requiredRelationshipWouldBeNil(entity:relationship:)``, before anything is
     ///   written. ModelKitSync calls it before a save, to judge models as the save will leave them.
     package func prepareRelationshipsForSave() throws {
+        // A model of an entity without relationships reaches no other: a save of those alone
+        // (changes to many rows of one table) need not visit each.
+        guard !deferredListChanges.isEmpty || [inserted.types, changed.types].joined().contains(where: mayRelate) else {
+            return try applyDeleteRules()
+        }
         // First in, first out: the related models are inserted in the order their owners were,
         // so their rows take keys (and foreign keys) in that order, appended to the tables and
         // indexes rather than added at their start, which splits pages.
@@ -24,6 +29,12 @@ extension ModelContext {
             }
         }
         try applyDeleteRules()
+    }
+
+    /// Whether a model of `type` may hold related models: its entity has relationships (or it is
+    /// not in the schema, which the save reports).
+    private func mayRelate(_ type: any PersistentModel.Type) -> Bool {
+        container.schema.entity(for: type)?.relationshipsByColumn.isEmpty != true
     }
 
     /// Follows each deleted model's relationships: `.deny` throws if anything is related,

@@ -32,6 +32,11 @@ struct PendingModels {
         count(of: T.self) > 0
     }
 
+    /// The types of the models, each once.
+    var types: some Sequence<any PersistentModel.Type> {
+        typeCounts.lazy.filter { $0.count > 0 }.map(\.type)
+    }
+
     /// How many of the models are of type `T` (a subclass included).
     func count<T: PersistentModel>(of type: T.Type) -> Int {
         typeCounts.reduce(0) { $1.type is T.Type ? $0 + $1.count : $0 }
