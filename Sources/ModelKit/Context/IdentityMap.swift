@@ -84,6 +84,11 @@ final class IdentityMap {
         }
     }
 
+    /// The slots `entity`'s table has, full or not: what its reserves and growth made.
+    func capacity(of entity: ObjectIdentifier) -> Int {
+        table(of: entity)?.capacity ?? 0
+    }
+
     /// Makes room for `additional` more models of `entity` at once: a save of many new models
     /// grows the table once, not once per doubling with the old table alongside.
     func reserve(_ additional: Int, of entity: ObjectIdentifier) {
@@ -155,7 +160,7 @@ final class EntityTable {
 
     let entity: ObjectIdentifier
     private var slots: UnsafeMutablePointer<Slot>
-    private var capacity: Int
+    private(set) var capacity: Int
     private(set) var count = 0
     /// The number of blocks of eight slots.
     private var blocks: UInt64

@@ -51,9 +51,9 @@ final class RelationshipInfo: @unchecked Sendable {
     fileprivate(set) var target: Schema.Entity!
     fileprivate(set) weak var inverse: RelationshipInfo?
     fileprivate(set) var storage = Storage.foreignKey
-    /// The rows the last prefetch of this to-many loaded for each of its owners, in any context,
-    /// in 1/1024ths: the next makes room in its identity map for that many models at once, rather
-    /// than doubling the table as rows arrive (the table's growth was a twelfth of
+    /// The models the last prefetch of this to-many added to its context for each of its owners,
+    /// in any context, in 1/1024ths: the next makes room in its identity map for that many at
+    /// once, rather than doubling the table as rows arrive (the table's growth was a twelfth of
     /// `relationship_fetch_prefetch`'s time at 100,000 children).
     let prefetchedRowsPerOwner = Atomic<Int>(0)
 
