@@ -78,7 +78,7 @@ import Testing
                 let context = ModelContext(aContainer)
                 try context.fetch(FetchDescriptor<Note>())[0].title = "older, from A"
                 try context.save()
-                waitForTheWallClockToMoveOn()
+                await wallClockMovesOn()
                 let other = ModelContext(bContainer)
                 try other.fetch(FetchDescriptor<Note>())[0].title = "newer, from B"
                 try other.save()

@@ -13,12 +13,6 @@ func wallClockMovesOn() async {
     while wallClockMillisecond() <= start { await Task.yield() }
 }
 
-/// ``wallClockMovesOn()`` for code that cannot suspend.
-func waitForTheWallClockToMoveOn() {
-    let start = wallClockMillisecond()
-    while wallClockMillisecond() <= start {}
-}
-
 /// The wall clock's millisecond, as `HybridLogicalClock` reads it.
 private func wallClockMillisecond() -> Double { (Date().timeIntervalSince1970 * 1000).rounded(.down) }
 
