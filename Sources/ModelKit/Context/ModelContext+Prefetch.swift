@@ -17,16 +17,16 @@ extension ModelContext {
         if relationship.isToMany {
             let keys = owners.compactMap { $0._$modelKit.rowID }
             let sql = prefetchSelect(relationship, owners: keys)
-            let lastRowsPerOwner = relationship.prefetchedRowsPerOwner.load(ordering: .relaxed)
+            let lastModelsPerOwner = relationship.prefetchedModelsPerOwner.load(ordering: .relaxed)
             registered.reserve(
-                Self.prefetchRoom(owners: keys.count, lastRowsPerOwner: lastRowsPerOwner), of: relationship.target.rootIdentifier)
+                Self.prefetchRoom(owners: keys.count, lastModelsPerOwner: lastModelsPerOwner), of: relationship.target.rootIdentifier)
             let registeredBefore = registered.count
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).
             let (tags, models) = try taggedModels(of: relationship.target, sql: sql)
             // The models the map gained, not the rows: through a join table, owners share targets.
             let added = registered.count - registeredBefore
-            if !keys.isEmpty { relationship.prefetchedRowsPerOwner.store((added << 10) / keys.count, ordering: .relaxed) }
+            if !keys.isEmpty { relationship.prefetchedModelsPerOwner.store((added << 10) / keys.count, ordering: .relaxed) }
             related.reserveCapacity(owners.count)
             var start = tags.startIndex
             while start < tags.endIndex {
@@ -60,11 +60,11 @@ extension ModelContext {
     }
 
     /// The models a to-many's prefetch for `owners` makes room for at once: as many an owner as
-    /// the last prefetch added (`lastRowsPerOwner`, in 1/1024ths), but at most 64 an owner and
+    /// the last prefetch added (`lastModelsPerOwner`, in 1/1024ths), but at most 64 an owner and
     /// 2^20 in all, so that a guess from a skewed prefetch costs at most about 1.3 KiB of table an
     /// owner (16-byte slots, kept under three quarters full), and 22 MB in all.
-    static func prefetchRoom(owners: Int, lastRowsPerOwner: Int) -> Int {
-        min((owners * min(lastRowsPerOwner, 64 << 10)) >> 10, 1 << 20)
+    static func prefetchRoom(owners: Int, lastModelsPerOwner: Int) -> Int {
+        min((owners * min(lastModelsPerOwner, 64 << 10)) >> 10, 1 << 20)
     }
 
     /// Selects a to-many's targets for the given owners, each row tagged with its owner's key in

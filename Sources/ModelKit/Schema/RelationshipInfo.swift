@@ -55,7 +55,7 @@ final class RelationshipInfo: @unchecked Sendable {
     /// in any context, in 1/1024ths: the next makes room in its identity map for that many at
     /// once, rather than doubling the table as rows arrive (the table's growth was a twelfth of
     /// `relationship_fetch_prefetch`'s time at 100,000 children).
-    let prefetchedRowsPerOwner = Atomic<Int>(0)
+    let prefetchedModelsPerOwner = Atomic<Int>(0)
 
     init(column: Int, property: Schema.PropertyMetadata, shape: RelationshipShape, access: RelationshipAccess) {
         self.column = column

@@ -441,15 +441,15 @@ import Testing
         descriptor.relationshipKeyPathsForPrefetching = [\.books]
         descriptor.fetchLimit = 4
         _ = try context.fetch(descriptor)
-        #expect(books.prefetchedRowsPerOwner.load(ordering: .relaxed) == 3 << 10)
+        #expect(books.prefetchedModelsPerOwner.load(ordering: .relaxed) == 3 << 10)
 
         // Books the context holds already are no models added: nothing to make room for next time.
         let holding = ModelContext(context.container)
         _ = try holding.fetch(FetchDescriptor<Book>())
         _ = try holding.fetch(descriptor)
-        #expect(books.prefetchedRowsPerOwner.load(ordering: .relaxed) == 0)
+        #expect(books.prefetchedModelsPerOwner.load(ordering: .relaxed) == 0)
         _ = try ModelContext(context.container).fetch(descriptor)
-        #expect(books.prefetchedRowsPerOwner.load(ordering: .relaxed) == 3 << 10)
+        #expect(books.prefetchedModelsPerOwner.load(ordering: .relaxed) == 3 << 10)
 
         // A new context makes room for three books a shelf before it loads them (15 books fit in
         // 24 slots; a table doubling from 8 as they arrive ends with 32), and loads the same, in
@@ -464,12 +464,12 @@ import Testing
     }
 
     @Test func aPrefetchMakesRoomForAtMost64ModelsAnOwnerAnd2To20InAll() {
-        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 0) == 0)
-        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 10 << 10) == 10_000)
-        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 2_560) == 2_500)  // 2.5 an owner
-        #expect(ModelContext.prefetchRoom(owners: 1_000, lastRowsPerOwner: 3_000 << 10) == 64_000)
-        #expect(ModelContext.prefetchRoom(owners: 10_000, lastRowsPerOwner: 64 << 10) == 640_000)
-        #expect(ModelContext.prefetchRoom(owners: 100_000, lastRowsPerOwner: 64 << 10) == 1 << 20)
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastModelsPerOwner: 0) == 0)
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastModelsPerOwner: 10 << 10) == 10_000)
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastModelsPerOwner: 2_560) == 2_500)  // 2.5 an owner
+        #expect(ModelContext.prefetchRoom(owners: 1_000, lastModelsPerOwner: 3_000 << 10) == 64_000)
+        #expect(ModelContext.prefetchRoom(owners: 10_000, lastModelsPerOwner: 64 << 10) == 640_000)
+        #expect(ModelContext.prefetchRoom(owners: 100_000, lastModelsPerOwner: 64 << 10) == 1 << 20)
     }
 
     @Test(arguments: StoreKind.sharedStores) func prefetchLoadsAToOneForAllResultsInOneQuery(kind: StoreKind) throws {
