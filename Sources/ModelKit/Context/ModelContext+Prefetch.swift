@@ -17,9 +17,9 @@ extension ModelContext {
         if relationship.isToMany {
             let keys = owners.compactMap { $0._$modelKit.rowID }
             let sql = prefetchSelect(relationship, owners: keys)
-            let lastModelsPerOwner = relationship.prefetchedModelsPerOwner.load(ordering: .relaxed)
-            registered.reserve(
-                Self.prefetchRoom(owners: keys.count, lastModelsPerOwner: lastModelsPerOwner), of: relationship.target.rootIdentifier)
+            let room = Self.prefetchRoom(
+                owners: keys.count, lastModelsPerOwner: relationship.prefetchedModelsPerOwner.load(ordering: .relaxed))
+            registered.reserve(room, of: relationship.target.rootIdentifier)
             let registeredBefore = registered.count
             // Rows through a foreign key come ordered by owner: each owner's models are one run,
             // added at once (through a join table, runs are shorter).

@@ -362,7 +362,8 @@ import Testing
         #expect(try stored(in: store).visiting == "v2")
     }
 
-    @Test(arguments: StoreKind.sharedStores) func aToManyThroughAJoinTableWrittenBeforeItIsReadKeepsTheWrite(kind: StoreKind) throws {
+    @Test(arguments: StoreKind.sharedStores)
+    func aToManyThroughAJoinTableWrittenBeforeItIsReadKeepsTheWrite(kind: StoreKind) throws {
         let (store, context, reader) = try reader(kind)
         reader.favorites = [Book(title: "f3")]
         #expect(reader.favorites.map(\.title) == ["f3"])
@@ -432,7 +433,8 @@ import Testing
         #expect(statements.count == 2)
     }
 
-    @Test(arguments: StoreKind.sharedStores) func aPrefetchRemembersTheModelsAnOwnerAddedAndTheNextMakesRoomForThem(kind: StoreKind) throws {
+    @Test(arguments: StoreKind.sharedStores)
+    func aPrefetchRemembersTheModelsAnOwnerAddedAndTheNextMakesRoomForThem(kind: StoreKind) throws {
         let (store, context) = try context(kind)
         defer { withExtendedLifetime(store) {} }
         let books = try #require(context.container.schema.entity(named: "Shelf")?.relationshipsByColumn[1])
