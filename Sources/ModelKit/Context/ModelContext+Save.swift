@@ -145,14 +145,17 @@ extension ModelContext {
     /// identifiers are made once it is gone, from their keys (a million models' save peaks 16 MB
     /// lower than with the pending set, the array and the identifiers alive together).
     private func finish(_ batch: inout SaveBatch, all: Bool) -> SaveBatch.Identifiers {
-        let updatedIDs = batch.changed.map(\.persistentModelID)
         let deletedIDs = batch.deleted.filter { $0._$modelKit.rowID != nil }.map(\.persistentModelID)
         var models: [any PersistentModel] = []
         swap(&models, &batch.inserted)
         if all { inserted.removeAll() } else { inserted.remove(models) }
         let insertedKeys = register(models, in: batch.link)
         models = []
+        // One pass over the changed models, which may be many: each is visited once, in memory.
+        var updatedIDs: [PersistentIdentifier] = []
+        updatedIDs.reserveCapacity(batch.changed.count)
         for model in batch.changed {
+            updatedIDs.append(model.persistentModelID)
             model._$modelKit.changedColumns.removeAll()
             deferredListChanges.removeAll(of: model)
         }
