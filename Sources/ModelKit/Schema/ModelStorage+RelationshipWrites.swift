@@ -57,9 +57,6 @@ extension ModelStorage {
         noteRelationshipWrite(at: column)
         if isLoading { relationshipsMayDisagree = true }
         guard !isLoading, let relationship = relationship(of: Model.self, at: column), relationship.inverse != nil else {
-            // What a relationship without an inverse held loads first, as with one: its fault,
-            // left behind, would load over the write on the next read, and the save would store nothing.
-            if !isLoading { _loadFault(of: model, at: column) }
             return mutate(model, keyPath: keyPath, column: column, write)
         }
         if let context, context.undoManager != nil {

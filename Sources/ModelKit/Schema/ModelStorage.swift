@@ -315,8 +315,9 @@ public struct ModelStorage {
         if !isLoading, let context, context.undoManager != nil { context.registerUndo(of: model, keyPath: keyPath) }
         withMutation(of: model, keyPath: keyPath, write)
         guard !isLoading else { return }
-        // A value written over one a partial fetch left out is the value from now on.
-        if hasFaults, case .unfetched? = faults?[column] { _ = takeFault(at: column) }
+        // A value written is the value from now on: what the column's fault would load (an
+        // attribute a partial fetch left out, a relationship not read yet) would load over it.
+        if hasFault(at: column) { _ = takeFault(at: column) }
         changedColumns.insert(column)
         context?.modelDidChange(model)
     }
