@@ -121,8 +121,7 @@ final class IdentityMap {
     }
 
     private func table(of entity: ObjectIdentifier) -> EntityTable? {
-        for table in tables where table.entity == entity { return table }
-        return nil
+        unretainedTable(of: entity)?.takeUnretainedValue()
     }
 
     private func unretainedTable(of entity: ObjectIdentifier) -> Unmanaged<EntityTable>? {
